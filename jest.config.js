@@ -1,0 +1,35 @@
+// One Jest run for every test: unit specs beside the code, integration specs (real Cassandra and
+// Kafka, started by the global setup when not running) in */test/. Tests run in band: the stack
+// shares the machine's two cores, and disruptive specs (which stop Cassandra) must run alone, last.
+const { readFileSync } = require('fs');
+const paths = JSON.parse(readFileSync(`${__dirname}/tsconfig.base.json`, 'utf8')).compilerOptions.paths;
+
+const moduleNameMapper = Object.fromEntries(
+  Object.entries(paths).map(([alias, [target]]) => [`^${alias.replace(/[/.]/g, '\\$&')}$`, `<rootDir>/${target}`]),
+);
+const swc = JSON.parse(readFileSync(`${__dirname}/.swcrc`, 'utf8'));
+delete swc.$schema;
+
+const common = {
+  rootDir: __dirname,
+  testEnvironment: 'node',
+  transform: { '^.+\\.(t|j)s$': ['@swc/jest', { ...swc, swcrc: false }] },
+  moduleNameMapper,
+  moduleFileExtensions: ['ts', 'js', 'json'],
+  testPathIgnorePatterns: ['/node_modules/', '/dist/', '/.stack/'],
+};
+
+module.exports = {
+  testSequencer: '<rootDir>/tools/testing/sequencer.js',
+  projects: [
+    { ...common, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs,tools}/**/*.spec.ts'] },
+    {
+      ...common,
+      displayName: 'integration',
+      testMatch: ['<rootDir>/{apps,libs,tools}/**/test/**/*.int-spec.ts'],
+      globalSetup: '<rootDir>/tools/testing/global-setup.js',
+      globalTeardown: '<rootDir>/tools/testing/global-teardown.js',
+      testTimeout: 120000,
+    },
+  ],
+};

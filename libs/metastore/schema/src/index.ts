@@ -1,0 +1,3 @@
+export * from './migration';
+export * from './migration-runner';
+export { migrations } from './migrations';

@@ -1,0 +1,3 @@
+export * from './kafka.options';
+export * from './kafka.client';
+export * from './kafka.module';

@@ -1,0 +1,89 @@
+import { Admin, Kafka, logLevel, Producer } from 'kafkajs';
+import { QueueName, topicName } from '@ostore/queue/contracts';
+import { KafkaOptions } from './kafka.options';
+
+/**
+ * The app's Kafka client: an admin connection for topic management and health, and a lazily
+ * connected producer. Topics are created on demand, by producers and consumers alike.
+ */
+export class KafkaClient {
+  readonly kafka: Kafka;
+  private adminClient?: Promise<Admin>;
+  private producerClient?: Promise<Producer>;
+  private readonly known = new Set<string>();
+
+  constructor(readonly options: KafkaOptions) {
+    this.kafka = new Kafka({
+      clientId: options.clientId,
+      brokers: options.brokers,
+      logLevel: logLevel.NOTHING,
+      connectionTimeout: 3000,
+      requestTimeout: 10000,
+      retry: { retries: 3, initialRetryTime: 200 },
+    });
+  }
+
+  topic(queue: QueueName): string {
+    return topicName(this.options.cluster, queue);
+  }
+
+  admin(): Promise<Admin> {
+    if (!this.adminClient) {
+      const admin = this.kafka.admin();
+      this.adminClient = admin.connect().then(() => admin);
+      this.adminClient.catch(() => (this.adminClient = undefined));
+    }
+    return this.adminClient;
+  }
+
+  producer(): Promise<Producer> {
+    if (!this.producerClient) {
+      const producer = this.kafka.producer({ allowAutoTopicCreation: false, idempotent: false });
+      this.producerClient = producer.connect().then(() => producer);
+      this.producerClient.catch(() => (this.producerClient = undefined));
+    }
+    return this.producerClient;
+  }
+
+  /** Creates the queue's topic with the configured partition count unless it exists; returns its name. */
+  async ensureTopic(queue: QueueName, partitions = this.options.partitions): Promise<string> {
+    const topic = this.topic(queue);
+    if (this.known.has(topic)) return topic;
+    const admin = await this.admin();
+    try {
+      await admin.createTopics({
+        waitForLeaders: true,
+        topics: [{ topic, numPartitions: partitions, replicationFactor: this.options.replicationFactor }],
+      });
+    } catch (e) {
+      // TOPIC_ALREADY_EXISTS from a concurrent creator is fine; anything else is not.
+      const type = (e as { type?: string }).type;
+      if (type !== 'TOPIC_ALREADY_EXISTS') throw e;
+    }
+    this.known.add(topic);
+    return topic;
+  }
+
+  async partitionCount(topic: string): Promise<number> {
+    const admin = await this.admin();
+    const meta = await admin.fetchTopicMetadata({ topics: [topic] });
+    return meta.topics[0]?.partitions.length ?? 0;
+  }
+
+  /** True when the cluster answers a metadata request now. */
+  async ping(): Promise<boolean> {
+    const admin = await this.admin();
+    const cluster = await admin.describeCluster();
+    return cluster.brokers.length > 0;
+  }
+
+  async close(): Promise<void> {
+    const closing: Promise<void>[] = [];
+    if (this.producerClient)
+      closing.push(this.producerClient.then((p) => p.disconnect()).catch(() => undefined));
+    if (this.adminClient) closing.push(this.adminClient.then((a) => a.disconnect()).catch(() => undefined));
+    this.producerClient = undefined;
+    this.adminClient = undefined;
+    await Promise.all(closing);
+  }
+}

@@ -1,0 +1,256 @@
+import type { Readable } from 'stream';
+
+/**
+ * The S3 object-store service the gateway calls: S3 semantics over the Cassandra metastore and
+ * the block store. It throws `S3DomainError`s (code = the S3 error code); only the gateway turns
+ * them into HTTP responses. No HTTP types appear here.
+ */
+
+export type ChecksumAlgorithm = 'CRC32' | 'CRC32C' | 'SHA1' | 'SHA256';
+export type Versioning = 'Unversioned' | 'Enabled' | 'Suspended';
+export type CannedAcl = 'private' | 'public-read' | 'public-read-write' | 'authenticated-read';
+
+export class S3DomainError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly extra: Record<string, string> = {},
+  ) {
+    super(message);
+    this.name = 'S3DomainError';
+  }
+}
+
+export interface Owner {
+  id: string;
+  displayName: string;
+}
+
+export interface Bucket {
+  name: string;
+  bucketId: string;
+  owner: Owner;
+  createdAt: Date;
+  location: string;
+  versioning: Versioning;
+  acl: CannedAcl;
+}
+
+/** Headers stored with a version and returned on GET/HEAD. */
+export interface ObjectMeta {
+  contentType?: string;
+  contentEncoding?: string;
+  contentLanguage?: string;
+  contentDisposition?: string;
+  cacheControl?: string;
+  expires?: string;
+  /** x-amz-meta-* without the prefix, lower-cased names. */
+  userMeta: Record<string, string>;
+  storageClass?: string;
+  acl?: CannedAcl;
+  tags?: Record<string, string>;
+}
+
+export interface ObjectVersion {
+  bucket: string;
+  key: string;
+  /** 'null' for the null version. */
+  versionId: string;
+  isLatest: boolean;
+  isDeleteMarker: boolean;
+  size: number;
+  etag: string; // with quotes, as S3 returns it
+  lastModified: Date;
+  storageClass: string;
+  owner: Owner;
+  meta: ObjectMeta;
+  checksums: Partial<Record<ChecksumAlgorithm, string>>; // base64
+  /** Number of parts for multipart objects (for partNumber GETs), else undefined. */
+  partCount?: number;
+}
+
+/** Called after the whole body was read, before anything becomes visible; throw to abort (nothing stored). */
+export type BodyVerifier = (computed: { md5: Buffer; size: number; checksums: Partial<Record<ChecksumAlgorithm, string>> }) => void | Promise<void>;
+
+export interface PutObjectInput {
+  bucket: string;
+  key: string;
+  owner: Owner;
+  body: Readable;
+  meta: ObjectMeta;
+  /** Checksums to compute while streaming (in addition to MD5). */
+  checksumAlgorithms?: ChecksumAlgorithm[];
+  verify?: BodyVerifier;
+  /** Conditional PUT: `If-None-Match: *` and/or `If-Match: "etag"` (these need a Paxos round). */
+  ifNoneMatch?: string;
+  ifMatch?: string;
+}
+
+export interface PutObjectResult {
+  versionId: string; // 'null' when unversioned/suspended
+  etag: string;
+  size: number;
+  checksums: Partial<Record<ChecksumAlgorithm, string>>;
+}
+
+export interface ByteRange {
+  start: number;
+  endInclusive: number;
+}
+
+export interface ListObjectsInput {
+  bucket: string;
+  prefix?: string;
+  delimiter?: string;
+  /** Exclusive lower bound on keys (v1 marker, v2 start-after or the decoded continuation token). */
+  after?: string;
+  maxKeys: number;
+}
+
+export interface ListObjectsResult {
+  contents: ObjectVersion[];
+  commonPrefixes: string[];
+  isTruncated: boolean;
+  /** Last key or common prefix returned, to continue after it. */
+  nextAfter?: string;
+}
+
+export interface ListVersionsInput {
+  bucket: string;
+  prefix?: string;
+  delimiter?: string;
+  keyMarker?: string;
+  versionIdMarker?: string;
+  maxKeys: number;
+}
+
+export interface ListVersionsResult {
+  versions: ObjectVersion[]; // delete markers included, isDeleteMarker set
+  commonPrefixes: string[];
+  isTruncated: boolean;
+  nextKeyMarker?: string;
+  nextVersionIdMarker?: string;
+}
+
+export interface DeleteResult {
+  versionId?: string;
+  deleteMarker: boolean;
+}
+
+export interface CopySource {
+  bucket: string;
+  key: string;
+  versionId?: string;
+}
+
+export interface Upload {
+  bucket: string;
+  key: string;
+  uploadId: string;
+  initiated: Date;
+  owner: Owner;
+  storageClass: string;
+  meta: ObjectMeta;
+  checksumAlgorithm?: ChecksumAlgorithm;
+}
+
+export interface Part {
+  partNumber: number;
+  etag: string;
+  size: number;
+  lastModified: Date;
+  checksums: Partial<Record<ChecksumAlgorithm, string>>;
+}
+
+export interface User {
+  id: string;
+  displayName: string;
+  createdAt: Date;
+  disabled: boolean;
+}
+
+export interface AccessKey {
+  accessKeyId: string;
+  secretAccessKey: string;
+  userId: string;
+  createdAt: Date;
+  disabled: boolean;
+}
+
+export interface BucketsService {
+  create(input: { name: string; owner: Owner; location: string; acl: CannedAcl }): Promise<Bucket>; // BucketAlreadyExists | BucketAlreadyOwnedByYou
+  get(name: string): Promise<Bucket>; // NoSuchBucket
+  delete(name: string): Promise<void>; // NoSuchBucket | BucketNotEmpty (objects, versions or uploads)
+  listOwned(ownerId: string): Promise<Bucket[]>;
+  setVersioning(name: string, status: 'Enabled' | 'Suspended'): Promise<void>;
+  setAcl(name: string, acl: CannedAcl): Promise<void>;
+  getTags(name: string): Promise<Record<string, string>>; // NoSuchTagSet when none
+  setTags(name: string, tags: Record<string, string>): Promise<void>;
+  deleteTags(name: string): Promise<void>;
+  /** The lifecycle configuration as stored (XML text), or NoSuchLifecycleConfiguration. */
+  getLifecycle(name: string): Promise<string>;
+  setLifecycle(name: string, xml: string): Promise<void>;
+  deleteLifecycle(name: string): Promise<void>;
+}
+
+export interface ObjectsService {
+  put(input: PutObjectInput): Promise<PutObjectResult>;
+  /** The version a GET/HEAD would serve (NoSuchKey; MethodNotAllowed-style DeleteMarker errors carry extra headers). */
+  head(bucket: string, key: string, versionId?: string): Promise<ObjectVersion>;
+  /** Body bytes of a version (whole, a byte range, or one part of a multipart object). */
+  openBody(version: ObjectVersion, range?: ByteRange, partNumber?: number): Promise<Readable>;
+  delete(bucket: string, key: string, owner: Owner, versionId?: string): Promise<DeleteResult>;
+  /** Shares the source's blocks by reference; metadata COPY or REPLACE. */
+  copy(input: {
+    source: CopySource;
+    bucket: string;
+    key: string;
+    owner: Owner;
+    metadataDirective: 'COPY' | 'REPLACE';
+    meta: ObjectMeta;
+    taggingDirective?: 'COPY' | 'REPLACE';
+  }): Promise<PutObjectResult & { lastModified: Date; sourceVersionId: string }>;
+  list(input: ListObjectsInput): Promise<ListObjectsResult>;
+  listVersions(input: ListVersionsInput): Promise<ListVersionsResult>;
+  getTags(bucket: string, key: string, versionId?: string): Promise<{ versionId: string; tags: Record<string, string> }>;
+  setTags(bucket: string, key: string, tags: Record<string, string>, versionId?: string): Promise<{ versionId: string }>;
+  deleteTags(bucket: string, key: string, versionId?: string): Promise<{ versionId: string }>;
+  setAcl(bucket: string, key: string, acl: CannedAcl, versionId?: string): Promise<void>;
+}
+
+export interface MultipartService {
+  create(input: { bucket: string; key: string; owner: Owner; meta: ObjectMeta; checksumAlgorithm?: ChecksumAlgorithm }): Promise<Upload>;
+  uploadPart(input: {
+    bucket: string;
+    key: string;
+    uploadId: string;
+    partNumber: number;
+    body: Readable;
+    checksumAlgorithms?: ChecksumAlgorithm[];
+    verify?: BodyVerifier;
+  }): Promise<Part>; // NoSuchUpload
+  uploadPartCopy(input: { bucket: string; key: string; uploadId: string; partNumber: number; source: CopySource; range?: ByteRange }): Promise<Part>;
+  complete(input: { bucket: string; key: string; uploadId: string; parts: { partNumber: number; etag: string }[] }): Promise<PutObjectResult & { location?: string }>;
+  abort(bucket: string, key: string, uploadId: string): Promise<void>;
+  listParts(input: { bucket: string; key: string; uploadId: string; partNumberMarker?: number; maxParts: number }): Promise<{ upload: Upload; parts: Part[]; isTruncated: boolean; nextPartNumberMarker?: number }>;
+  listUploads(input: { bucket: string; prefix?: string; delimiter?: string; keyMarker?: string; uploadIdMarker?: string; maxUploads: number }): Promise<{
+    uploads: Upload[];
+    commonPrefixes: string[];
+    isTruncated: boolean;
+    nextKeyMarker?: string;
+    nextUploadIdMarker?: string;
+  }>;
+}
+
+export interface UsersService {
+  createUser(input: { id: string; displayName: string }): Promise<User>; // UserAlreadyExists
+  listUsers(): Promise<User[]>;
+  getUser(id: string): Promise<User | undefined>;
+  setUserDisabled(id: string, disabled: boolean): Promise<void>;
+  /** Creates a key pair for the user; generated when not given. */
+  createAccessKey(userId: string, given?: { accessKeyId: string; secretAccessKey: string }): Promise<AccessKey>;
+  listAccessKeys(userId: string): Promise<Omit<AccessKey, 'secretAccessKey'>[]>;
+  setAccessKeyDisabled(accessKeyId: string, disabled: boolean): Promise<void>;
+  /** For authentication: the key and its user, if both exist (disabled flags included). */
+  findAccessKey(accessKeyId: string): Promise<{ key: AccessKey; user: User } | undefined>;
+}

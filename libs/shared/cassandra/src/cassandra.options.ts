@@ -1,0 +1,28 @@
+import { types } from 'cassandra-driver';
+
+export type ConsistencyName = keyof typeof types.consistencies;
+
+export interface CassandraOptions {
+  contactPoints: string[];
+  /** Native-protocol port (9042 by default). */
+  port: number;
+  localDataCenter: string;
+  /** Keyspace the session uses; migrations create it. */
+  keyspace: string;
+  /** Consistency of ordinary reads and writes. */
+  consistency: ConsistencyName;
+  /** Consistency of the Paxos phase of lightweight transactions. */
+  serialConsistency: ConsistencyName;
+  /** Per-request timeout. */
+  requestTimeoutMs: number;
+  /** Application name reported to Cassandra (visible in system_views.clients). */
+  applicationName: string;
+}
+
+export function consistencyOf(name: ConsistencyName): number {
+  const value = types.consistencies[name];
+  if (value === undefined) throw new Error(`unknown consistency level ${name}`);
+  return value;
+}
+
+export const consistencyNames = Object.keys(types.consistencies) as [ConsistencyName, ...ConsistencyName[]];

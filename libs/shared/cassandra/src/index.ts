@@ -1,0 +1,3 @@
+export * from './cassandra.options';
+export * from './cassandra.client';
+export * from './cassandra.module';

@@ -1,0 +1,3 @@
+export * from './base-config';
+export * from './migrate';
+export * from './run-app';
