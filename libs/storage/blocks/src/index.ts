@@ -1,1 +1,2 @@
-export {};
+export * from './block-store';
+export * from './block-manager';

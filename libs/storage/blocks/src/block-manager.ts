@@ -1,0 +1,30 @@
+import type { Readable } from 'stream';
+import type { BlockRef } from './block-store';
+
+/** The blocks a body was split into, and its length. */
+export interface StoredBody {
+  blocks: BlockRef[];
+  size: number;
+}
+
+/**
+ * Block lifecycle on top of a BlockStore and the block status / reference tables:
+ * in-flight (status row with a TTL, `is_alive` discipline of seed 004) -> referenced -> released
+ * -> deleted when no reference is left. Blocks never committed are reclaimed by garbage collection.
+ */
+export interface BlockManager {
+  /**
+   * Splits `body` into blocks of the configured size and writes them, recording each as in flight.
+   * Reads at most one block ahead (never the whole body). If the body errors, the blocks written so
+   * far are discarded (and would be reclaimed by GC if the process died).
+   */
+  writeStream(body: Readable): Promise<StoredBody>;
+  /** Commits blocks as referenced by `ref` (e.g. `v:<vid>`, `p:<uploadId>:<part>:<pid>`); idempotent. */
+  addRefs(blocks: BlockRef[], ref: string): Promise<void>;
+  /** Drops `ref` from each block; a block left with no reference loses its bytes and status row. Idempotent. */
+  releaseRefs(blocks: BlockRef[], ref: string): Promise<void>;
+  /** Abandons in-flight blocks that will never be committed (failed verification, BadDigest, aborted body). */
+  discard(blocks: BlockRef[]): Promise<void>;
+  /** Streams bytes [start, endInclusive] of the blocks concatenated (all bytes by default). */
+  openRead(blocks: BlockRef[], range?: { start: number; endInclusive: number }): Readable;
+}
