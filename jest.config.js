@@ -20,6 +20,7 @@ const common = {
 };
 
 module.exports = {
+  testTimeout: 120000,
   testSequencer: '<rootDir>/tools/testing/sequencer.js',
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs,tools}/**/*.spec.ts'] },
@@ -27,9 +28,18 @@ module.exports = {
       ...common,
       displayName: 'integration',
       testMatch: ['<rootDir>/{apps,libs,tools}/**/test/**/*.int-spec.ts'],
+      testPathIgnorePatterns: [...common.testPathIgnorePatterns, '\\.disruptive\\.'],
       globalSetup: '<rootDir>/tools/testing/global-setup.js',
       globalTeardown: '<rootDir>/tools/testing/global-teardown.js',
-      testTimeout: 120000,
+    },
+    {
+      // Specs that stop Cassandra: selected only by a plain `npm test` (or --selectProjects disruptive),
+      // never by a run of the integration project alone, so concurrent work on the stack is not disturbed.
+      ...common,
+      displayName: 'disruptive',
+      testMatch: ['<rootDir>/{apps,libs,tools}/**/test/**/*.disruptive.int-spec.ts'],
+      globalSetup: '<rootDir>/tools/testing/global-setup.js',
+      globalTeardown: '<rootDir>/tools/testing/global-teardown.js',
     },
   ],
 };

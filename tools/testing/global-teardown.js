@@ -2,6 +2,8 @@
 const cassandra = require('cassandra-driver');
 
 module.exports = async () => {
+  if (globalThis.__OSTORE_TEARDOWN_DONE__) return;
+  globalThis.__OSTORE_TEARDOWN_DONE__ = true;
   const run = process.env.OSTORE_TEST_RUN;
   if (run && process.env.OSTORE_TEST_KEEP_KEYSPACES !== '1') {
     const client = new cassandra.Client({

@@ -12,7 +12,7 @@ export class ConfigError extends Error {
  * Validates `env` against a zod object schema of environment variables, collecting every
  * problem before failing, so that one boot names all bad variables at once.
  */
-export function parseEnv<S extends z.ZodObject<Record<string, ZodTypeAny>>>(
+export function parseEnv<S extends ZodTypeAny>(
   schema: S,
   env: Record<string, string | undefined>,
 ): z.infer<S> {
