@@ -39,8 +39,10 @@ describe('metastore migrations against a real Cassandra', () => {
       'object_folders',
       'buckets',
       'locks',
-      'block_status',
       'block_refs',
+      'blocks_in_flight',
+      'block_gc_progress',
+      'block_chunks',
     ]) {
       expect(tables).toContain(t);
     }

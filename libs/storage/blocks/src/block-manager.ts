@@ -7,6 +7,12 @@ export interface StoredBody {
   size: number;
 }
 
+/** Options of `writeStream`. */
+export interface WriteStreamOptions {
+  /** Tier (block store) to write to; the configured default tier otherwise (e.g. the cold tier for a Transition). */
+  tier?: string;
+}
+
 /**
  * Block lifecycle on top of a BlockStore and the block status / reference tables:
  * in-flight (status row with a TTL, `is_alive` discipline of seed 004) -> referenced -> released
@@ -18,8 +24,14 @@ export interface BlockManager {
    * Reads at most one block ahead (never the whole body). If the body errors, the blocks written so
    * far are discarded (and would be reclaimed by GC if the process died).
    */
-  writeStream(body: Readable): Promise<StoredBody>;
-  /** Commits blocks as referenced by `ref` (e.g. `v:<vid>`, `p:<uploadId>:<part>:<pid>`); idempotent. */
+  writeStream(body: Readable, options?: WriteStreamOptions): Promise<StoredBody>;
+  /**
+   * Commits blocks as referenced by `ref` (e.g. `v:<vid>`, `p:<uploadId>:<part>:<pid>`); idempotent.
+   * Throws BlockUnavailableError for a block that can no longer be referenced (its in-flight status
+   * expired, or it is being deleted because its last reference was just released — CopyObject must
+   * then copy the bytes instead of sharing them). On failure the references this call added are
+   * released again, so nothing half-committed is left behind.
+   */
   addRefs(blocks: BlockRef[], ref: string): Promise<void>;
   /** Drops `ref` from each block; a block left with no reference loses its bytes and status row. Idempotent. */
   releaseRefs(blocks: BlockRef[], ref: string): Promise<void>;
@@ -28,3 +40,6 @@ export interface BlockManager {
   /** Streams bytes [start, endInclusive] of the blocks concatenated (all bytes by default). */
   openRead(blocks: BlockRef[], range?: { start: number; endInclusive: number }): Readable;
 }
+
+/** Nest injection token of the app's BlockManager. */
+export const BLOCK_MANAGER = Symbol('BlockManager');

@@ -6,6 +6,11 @@
  */
 export interface BlockStore {
   readonly tier: string;
+  /**
+   * The read unit `openRead` should use for this store, in bytes: a store whose range reads cost
+   * as much as a whole-block read (a compressed store) says `Infinity`. Unset: the manager's default.
+   */
+  readonly preferredReadSize?: number;
   /** Durably stores `data` under `blockId`; writing the same id again with the same bytes is harmless. */
   write(blockId: string, data: Buffer): Promise<void>;
   /** Reads bytes [start, endExclusive) of a block (whole block by default). */
@@ -13,6 +18,11 @@ export interface BlockStore {
   /** Removes a block's bytes; removing a missing block is not an error. */
   delete(blockId: string): Promise<void>;
   exists(blockId: string): Promise<boolean>;
+  /**
+   * True when anything of the block is stored, complete or not — e.g. what a write killed midway
+   * left. The GC asks it before deleting a block whose status is gone. Unset: `exists`.
+   */
+  holdsAnyBytes?(blockId: string): Promise<boolean>;
 }
 
 /** One block of an object or part, in order. */
@@ -20,4 +30,33 @@ export interface BlockRef {
   blockId: string;
   size: number;
   tier: string;
+}
+
+/** The block stores of an app, one per tier; new bodies go to `defaultTier` unless told otherwise. */
+export class BlockStores {
+  private readonly byTier = new Map<string, BlockStore>();
+
+  constructor(
+    stores: BlockStore[],
+    readonly defaultTier: string = stores[0]?.tier ?? '',
+  ) {
+    for (const s of stores) {
+      if (this.byTier.has(s.tier)) throw new Error(`two block stores claim tier "${s.tier}"`);
+      this.byTier.set(s.tier, s);
+    }
+    if (!this.byTier.has(defaultTier))
+      throw new Error(`no block store for the default tier "${defaultTier}"`);
+  }
+
+  /** The store of `tier`; throws on a tier this app does not know (a configuration error, not a 404). */
+  get(tier: string): BlockStore {
+    const s = this.byTier.get(tier);
+    if (!s)
+      throw new Error(`no block store configured for tier "${tier}" (known: ${this.tiers().join(', ')})`);
+    return s;
+  }
+
+  tiers(): string[] {
+    return [...this.byTier.keys()];
+  }
 }

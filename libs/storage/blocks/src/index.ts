@@ -1,2 +1,17 @@
 export * from './block-store';
 export * from './block-manager';
+export * from './errors';
+export * from './range';
+export { newBlockId } from './block-id';
+export { splitIntoBlocks } from './block-splitter';
+export * from './block-lifecycle.settings';
+export * from './stores/local-fs-block-store';
+export * from './stores/cassandra-block-store';
+export * from './stores/compressed-block-store';
+export { BlockStateRepository, GC_BUCKET_MS } from './state/block-state.repository';
+export type { BlockState, BlockStatus, StatusRead, GcCandidate } from './state/block-state.repository';
+export { BlockReclaimer } from './block-reclaimer';
+export type { ReclaimOutcome, ReclaimPolicy, ReclaimReason } from './block-reclaimer';
+export * from './cassandra-block-manager';
+export * from './block-garbage-collector';
+export * from './block-storage.module';

@@ -1,0 +1,61 @@
+import { GC_BUCKET_MS } from './state/block-state.repository';
+
+/** Tuning of the block lifecycle, shared by the manager and the garbage collector. */
+export interface BlockLifecycleOptions {
+  /** Bytes per block (default 8 MiB). The last block of a body is shorter. */
+  blockSize?: number;
+  /**
+   * TTL of an in-flight status row (default 1 h). A body whose upload takes longer cannot be
+   * committed (its first blocks' status expired: `addRefs` fails loudly) — size it for the slowest
+   * upload of the largest part you accept.
+   */
+  inFlightTtlSeconds?: number;
+  /** Age after which the GC reclaims uncommitted blocks (default: the in-flight TTL). */
+  gcGraceMs?: number;
+  /**
+   * TTL of GC candidate entries (`blocks_in_flight`) and bucket progress marks (default 3 days):
+   * how long the GC may be down without blocks escaping it. Must exceed grace + 2 buckets (2 h).
+   */
+  candidateTtlSeconds?: number;
+  /** Partitions per hour of the candidate index (default 16). Only ever raise it on a live cluster. */
+  gcShards?: number;
+  /** Read unit of `openRead` for stores without a preference (default 1 MiB). */
+  readSize?: number;
+  /** Blocks handled in parallel by addRefs/releaseRefs/discard and by a GC bucket (default 8). */
+  concurrency?: number;
+  /** Compare-and-set attempts on one block before giving up with BlockContentionError (default 16). */
+  casAttempts?: number;
+}
+
+export type BlockLifecycleSettings = Required<BlockLifecycleOptions>;
+
+export const DEFAULT_BLOCK_SIZE = 8 * 1024 * 1024;
+
+/** Fills in defaults and rejects inconsistent settings with one message listing every problem. */
+export function resolveBlockLifecycle(options: BlockLifecycleOptions = {}): BlockLifecycleSettings {
+  const inFlightTtlSeconds = options.inFlightTtlSeconds ?? 3600;
+  const s: BlockLifecycleSettings = {
+    blockSize: options.blockSize ?? DEFAULT_BLOCK_SIZE,
+    inFlightTtlSeconds,
+    gcGraceMs: options.gcGraceMs ?? inFlightTtlSeconds * 1000,
+    candidateTtlSeconds: options.candidateTtlSeconds ?? 3 * 24 * 3600,
+    gcShards: options.gcShards ?? 16,
+    readSize: options.readSize ?? 1024 * 1024,
+    concurrency: options.concurrency ?? 8,
+    casAttempts: options.casAttempts ?? 16,
+  };
+  const problems: string[] = [];
+  const positiveInt = (name: keyof BlockLifecycleSettings) => {
+    if (!Number.isSafeInteger(s[name]) || s[name] <= 0)
+      problems.push(`${name} must be a positive integer (got ${s[name]})`);
+  };
+  (Object.keys(s) as (keyof BlockLifecycleSettings)[]).forEach(positiveInt);
+  if (s.blockSize > 64 * 1024 * 1024) problems.push(`blockSize must be at most 64 MiB (got ${s.blockSize})`);
+  if (s.candidateTtlSeconds * 1000 < s.gcGraceMs + 2 * GC_BUCKET_MS) {
+    problems.push(
+      `candidateTtlSeconds (${s.candidateTtlSeconds}) must exceed gcGraceMs/1000 + 7200 so the GC sees every candidate after its grace`,
+    );
+  }
+  if (problems.length) throw new Error(`invalid block lifecycle settings: ${problems.join('; ')}`);
+  return s;
+}

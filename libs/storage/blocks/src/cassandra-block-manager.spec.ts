@@ -1,0 +1,153 @@
+import { Readable } from 'stream';
+import { FakeClock } from '@ostore/shared/clock/testing';
+import { JsonLogger, MetricsRegistry } from '@ostore/shared/observability';
+import { resolveBlockLifecycle } from './block-lifecycle.settings';
+import { BlockReclaimer } from './block-reclaimer';
+import { BlockStores } from './block-store';
+import { CassandraBlockManager } from './cassandra-block-manager';
+import type { BlockState, BlockStateRepository, StatusRead } from './state/block-state.repository';
+import { InMemoryBlockStore } from './testing';
+
+/** Just enough of the status table for the write and discard paths (the real one is tested against Cassandra). */
+class FakeRepository {
+  readonly rows = new Map<string, BlockState>();
+  async recordCandidate(): Promise<void> {}
+  async insertWriting(s: Omit<BlockState, 'status' | 'version'>): Promise<BlockState> {
+    const state: BlockState = { ...s, status: 'writing', version: 1 };
+    this.rows.set(s.blockId, state);
+    return state;
+  }
+  async read(blockId: string): Promise<StatusRead> {
+    const state = this.rows.get(blockId);
+    return state ? { kind: 'alive', state } : { kind: 'absent' };
+  }
+  async markDeleting(s: BlockState): Promise<BlockState> {
+    const next = { ...s, status: 'deleting' as const, version: s.version + 1 };
+    this.rows.set(s.blockId, next);
+    return next;
+  }
+  async forget(blockId: string): Promise<boolean> {
+    return this.rows.delete(blockId);
+  }
+}
+
+/** A store whose writes wait until released, recording how many overlap. */
+class SlowStore extends InMemoryBlockStore {
+  inFlight = 0;
+  maxInFlight = 0;
+  private gates: (() => void)[] = [];
+  override async write(blockId: string, data: Buffer): Promise<void> {
+    this.inFlight++;
+    this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
+    await new Promise<void>((r) => this.gates.push(r));
+    await super.write(blockId, data);
+    this.inFlight--;
+  }
+  releaseAll(): void {
+    for (const g of this.gates.splice(0)) g();
+  }
+}
+
+const setup = (store = new InMemoryBlockStore()) => {
+  const repo = new FakeRepository();
+  const settings = resolveBlockLifecycle({ blockSize: 4, readSize: 3 });
+  const stores = new BlockStores([store]);
+  const metrics = new MetricsRegistry('test', false);
+  const logger = new JsonLogger('test', 'silent');
+  const reclaimer = new BlockReclaimer(
+    repo as unknown as BlockStateRepository,
+    stores,
+    settings,
+    metrics,
+    logger,
+  );
+  const sut = new CassandraBlockManager(
+    repo as unknown as BlockStateRepository,
+    stores,
+    reclaimer,
+    settings,
+    new FakeClock(),
+    metrics,
+    logger,
+  );
+  return { sut, repo, store };
+};
+
+const drain = async (r: Readable) => {
+  const parts: Buffer[] = [];
+  for await (const c of r) parts.push(c as Buffer);
+  return Buffer.concat(parts).toString();
+};
+
+describe(CassandraBlockManager.name, () => {
+  it('stores one block while reading the next, and reads no further until it is stored', async () => {
+    const store = new SlowStore();
+    const { sut } = setup(store);
+    let pulled = 0;
+    async function* body() {
+      for (let i = 0; i < 10; i++) {
+        pulled++;
+        yield Buffer.from('abcd');
+      }
+    }
+    const done = sut.writeStream(Readable.from(body()));
+    for (let round = 1; round <= 10; round++) {
+      // Let the pipeline run until it blocks on the store.
+      await new Promise((r) => setImmediate(r));
+      await new Promise((r) => setImmediate(r));
+      expect(store.inFlight).toBeLessThanOrEqual(1);
+      // Blocks taken from the body: those stored, plus the one being stored, plus at most one read ahead
+      // (Readable.from itself buffers one more chunk).
+      expect(pulled).toBeLessThanOrEqual(store.blocks.size + 3);
+      store.releaseAll();
+    }
+    store.releaseAll();
+    const stored = await done;
+    expect(stored.size).toBe(40);
+    expect(stored.blocks).toHaveLength(10);
+    expect(store.maxInFlight).toBe(1);
+  });
+
+  it('records every block as in flight before writing its bytes', async () => {
+    const { sut, repo, store } = setup();
+    const stored = await sut.writeStream(Readable.from([Buffer.from('0123456789')]));
+    expect(stored.blocks.map((b) => b.size)).toEqual([4, 4, 2]);
+    for (const b of stored.blocks) {
+      expect(repo.rows.get(b.blockId)).toMatchObject({ status: 'writing', size: b.size, tier: 'standard' });
+      expect(store.blocks.has(b.blockId)).toBe(true);
+    }
+    expect(repo.rows.get(stored.blocks[0].blockId)!.md5).toBe('eb62f6b9306db575c2d596b1279627a4'); // md5('0123')
+  });
+
+  it('discards what it wrote when the body fails midway', async () => {
+    const { sut, repo, store } = setup();
+    async function* body() {
+      yield Buffer.from('abcdefgh');
+      yield Buffer.from('ij');
+      throw new Error('client went away');
+    }
+    await expect(sut.writeStream(Readable.from(body()))).rejects.toThrow('client went away');
+    expect(store.blocks.size).toBe(0);
+    expect(repo.rows.size).toBe(0);
+  });
+
+  it('streams ranges across blocks in read units, only as fast as the consumer reads', async () => {
+    const { sut, store } = setup();
+    const stored = await sut.writeStream(Readable.from([Buffer.from('0123456789abcdef')]));
+    expect(await drain(sut.openRead(stored.blocks))).toBe('0123456789abcdef');
+    expect(await drain(sut.openRead(stored.blocks, { start: 3, endInclusive: 12 }))).toBe('3456789abc');
+
+    const reads: number[] = [];
+    const read = store.read.bind(store);
+    store.read = async (id, s, e) => {
+      reads.push(s ?? 0);
+      return read(id, s, e);
+    };
+    const sutStream = sut.openRead(stored.blocks);
+    await new Promise((r) => setImmediate(r));
+    const before = reads.length;
+    expect(before).toBeLessThanOrEqual(2);
+    expect(await drain(sutStream)).toBe('0123456789abcdef');
+    expect(reads.length).toBe(8); // 4 blocks of 4 bytes in 3-byte units
+  });
+});

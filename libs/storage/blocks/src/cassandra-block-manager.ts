@@ -1,0 +1,283 @@
+import { createHash } from 'crypto';
+import { Readable } from 'stream';
+import type { Counter, Histogram } from 'prom-client';
+import type { Clock } from '@ostore/shared/clock';
+import type { ContextLogger, JsonLogger, MetricsRegistry } from '@ostore/shared/observability';
+import { newBlockId, shardOf } from './block-id';
+import type { BlockLifecycleSettings } from './block-lifecycle.settings';
+import type { BlockManager, StoredBody, WriteStreamOptions } from './block-manager';
+import { BlockReclaimer } from './block-reclaimer';
+import { splitIntoBlocks } from './block-splitter';
+import type { BlockRef, BlockStores } from './block-store';
+import { settleLimited, uniqueById } from './concurrency';
+import { BlockContentionError, BlockCorruptError, BlockUnavailableError } from './errors';
+import { pieces, planRange } from './range';
+import { BlockState, BlockStateRepository, hourBucketOf } from './state/block-state.repository';
+
+/** A block's trusted status, as `inspect` reports it. */
+export type BlockInfo = Omit<BlockState, 'firstRef'> & { referenced: boolean };
+
+/** Most in-flight statuses remembered between writeStream and addRefs (saves a SERIAL read each). */
+const PENDING_LIMIT = 10_000;
+
+/**
+ * The BlockManager over Cassandra status/reference rows and any BlockStore per tier.
+ *
+ * Write path, per block: (1) a GC candidate in `blocks_in_flight` and the in-flight status (TTL,
+ * is_alive) are recorded, (2) only then are the bytes written. A process killed at any point
+ * leaves either nothing or bytes that the GC finds through (1). Commit (`addRefs`) rewrites the
+ * whole status without TTL together with the reference, in one compare-and-set.
+ *
+ * Release path: a GC candidate is recorded first, then the reference is deleted, then the shared
+ * reclaim protocol (see BlockReclaimer) deletes the block if nothing refers to it — safe against a
+ * concurrent addRefs of the same block (CopyObject): one of the two compare-and-sets loses.
+ */
+export class CassandraBlockManager implements BlockManager {
+  private readonly log: ContextLogger;
+  private readonly pending = new Map<string, BlockState>();
+  private readonly written: Counter<'tier'>;
+  private readonly writtenBytes: Counter<'tier'>;
+  private readonly blockWriteSeconds: Histogram<'tier'>;
+
+  constructor(
+    private readonly repo: BlockStateRepository,
+    private readonly stores: BlockStores,
+    private readonly reclaimer: BlockReclaimer,
+    private readonly settings: BlockLifecycleSettings,
+    private readonly clock: Clock,
+    metrics: MetricsRegistry,
+    logger: JsonLogger,
+  ) {
+    this.log = logger.forContext(CassandraBlockManager.name);
+    this.written = metrics.counter('ostore_blocks_written_total', 'Blocks written to a block store', [
+      'tier',
+    ]);
+    this.writtenBytes = metrics.counter('ostore_block_written_bytes_total', 'Bytes written to block stores', [
+      'tier',
+    ]);
+    this.blockWriteSeconds = metrics.histogram(
+      'ostore_block_write_duration_seconds',
+      'Time to record and store one block',
+      ['tier'],
+    );
+  }
+
+  /** Bytes per block of new bodies. */
+  get blockSize(): number {
+    return this.settings.blockSize;
+  }
+
+  /**
+   * Pipelined, with at most two blocks in memory: while the bytes of block n are being written,
+   * block n+1 is read from the body, hashed and recorded as in flight; block n+2 is not read
+   * before block n is stored (the body is paused by backpressure meanwhile). Per block the order
+   * is always: in-flight records first, bytes second.
+   */
+  async writeStream(body: Readable, options: WriteStreamOptions = {}): Promise<StoredBody> {
+    const store = this.stores.get(options.tier ?? this.stores.defaultTier);
+    const blocks: BlockRef[] = [];
+    let size = 0;
+    let registering: Promise<unknown> | undefined;
+    let inFlight: Promise<void> | undefined;
+    const failed: { error?: unknown; set: boolean } = { set: false };
+    // Rejections are captured at once, so none is ever unhandled while the next block is read.
+    const capture = (error: unknown) => {
+      if (!failed.set) Object.assign(failed, { error, set: true });
+    };
+    try {
+      for await (const data of splitIntoBlocks(body, this.settings.blockSize)) {
+        if (failed.set) throw failed.error;
+        const block: BlockRef = { blockId: newBlockId(), size: data.length, tier: store.tier };
+        blocks.push(block);
+        size += data.length;
+        const started = process.hrtime.bigint();
+        const registered = this.register(block, createHash('md5').update(data).digest('hex'));
+        registering = registered.catch(capture);
+        if (inFlight) await inFlight;
+        if (failed.set) throw failed.error;
+        inFlight = registered
+          .then(() => store.write(block.blockId, data))
+          .then(() => {
+            this.written.inc({ tier: store.tier });
+            this.writtenBytes.inc({ tier: store.tier }, data.length);
+            this.blockWriteSeconds.observe(
+              { tier: store.tier },
+              Number(process.hrtime.bigint() - started) / 1e9,
+            );
+          })
+          .catch(capture);
+      }
+      if (inFlight) await inFlight;
+      if (failed.set) throw failed.error;
+      return { blocks, size };
+    } catch (e) {
+      // Let the last registration and write settle, so that discard sees what they left.
+      await registering;
+      await inFlight;
+      await this.discard(blocks).catch((err: unknown) =>
+        this.log.warn('could not discard the blocks of a failed body; the GC will', {
+          blocks: blocks.length,
+          err: (err as Error).message,
+        }),
+      );
+      throw e;
+    }
+  }
+
+  async addRefs(blocks: BlockRef[], ref: string): Promise<void> {
+    const added: BlockRef[] = [];
+    const errors = await settleLimited(uniqueById(blocks), this.settings.concurrency, async (b) => {
+      if (await this.addRef(b, ref)) added.push(b);
+    });
+    if (errors.length === 0) return;
+    const undo = await settleLimited(added, this.settings.concurrency, (b) => this.releaseOne(b, ref));
+    if (undo.length) {
+      this.log.warn('could not roll back references of a failed addRefs; the GC will find them', {
+        ref,
+        blocks: added.length,
+        err: (undo[0] as Error).message,
+      });
+    }
+    throw errors[0];
+  }
+
+  async releaseRefs(blocks: BlockRef[], ref: string): Promise<void> {
+    const errors = await settleLimited(uniqueById(blocks), this.settings.concurrency, (b) =>
+      this.releaseOne(b, ref),
+    );
+    if (errors.length) throw errors[0];
+  }
+
+  async discard(blocks: BlockRef[]): Promise<void> {
+    const errors = await settleLimited(uniqueById(blocks), this.settings.concurrency, async (b) => {
+      this.pending.delete(b.blockId);
+      const outcome = await this.reclaimer.reclaim(b, {
+        reason: 'discarded',
+        writingCreatedBefore: Number.POSITIVE_INFINITY,
+        trustAbsent: false,
+      });
+      if (outcome === 'referenced')
+        this.log.warn('discard of a referenced block ignored', { blockId: b.blockId });
+    });
+    if (errors.length) throw errors[0];
+  }
+
+  /**
+   * Reads one slice at a time (the store's preferred read size, else `readSize`), only when the
+   * consumer wants more: the stream buffers at most one slice ahead.
+   */
+  openRead(blocks: BlockRef[], range?: { start: number; endInclusive: number }): Readable {
+    const slices = planRange(blocks, range);
+    const stores = this.stores;
+    const readSize = this.settings.readSize;
+    async function* generate(): AsyncGenerator<Buffer> {
+      for (const slice of slices) {
+        const store = stores.get(slice.block.tier);
+        for (const [from, to] of pieces(
+          slice.start,
+          slice.endExclusive,
+          store.preferredReadSize ?? readSize,
+        )) {
+          const data = await store.read(slice.block.blockId, from, to);
+          if (data.length !== to - from) {
+            throw new BlockCorruptError(
+              slice.block.blockId,
+              `read ${data.length} bytes at ${from}, expected ${to - from}`,
+            );
+          }
+          yield data;
+        }
+      }
+    }
+    return Readable.from(generate(), { objectMode: false, highWaterMark: 1 });
+  }
+
+  /** The trusted status of a block (undefined when absent, expired or otherwise not alive). */
+  async inspect(blockId: string): Promise<BlockInfo | undefined> {
+    const read = await this.repo.read(blockId);
+    if (read.kind !== 'alive') return undefined;
+    const { firstRef, ...state } = read.state;
+    return { ...state, referenced: firstRef !== undefined };
+  }
+
+  /** Records a block as in flight: its GC candidate and its TTL'd 'writing' status (both before any byte). */
+  private async register(block: BlockRef, md5: string): Promise<void> {
+    const createdAt = this.clock.now();
+    const [, state] = await Promise.all([
+      this.repo.recordCandidate(
+        {
+          shard: shardOf(block.blockId, this.settings.gcShards),
+          hourBucket: hourBucketOf(createdAt.getTime()),
+          blockId: block.blockId,
+          reason: 'write',
+          tier: block.tier,
+          size: block.size,
+          createdAt,
+        },
+        this.settings.candidateTtlSeconds,
+      ),
+      this.repo.insertWriting(
+        { blockId: block.blockId, md5, size: block.size, tier: block.tier, createdAt },
+        this.settings.inFlightTtlSeconds,
+      ),
+    ]);
+    if (!state) throw new Error(`block id ${block.blockId} already in use`);
+    this.remember(state);
+  }
+
+  /** True when this call created the reference, false when it was already there. */
+  private async addRef(block: BlockRef, ref: string): Promise<boolean> {
+    let state = this.pending.get(block.blockId);
+    for (let attempt = 0; attempt < this.settings.casAttempts; attempt++) {
+      if (!state) {
+        const read = await this.repo.read(block.blockId);
+        if (read.kind === 'absent')
+          throw new BlockUnavailableError(block.blockId, 'no status: expired or deleted');
+        if (read.kind === 'broken')
+          throw new BlockUnavailableError(block.blockId, `status ${read.status} is not alive`);
+        if (read.state.status === 'deleting') throw new BlockUnavailableError(block.blockId, 'being deleted');
+        state = read.state;
+      }
+      const result = await this.repo.commitRef(state, ref, this.clock.now());
+      if (result.applied) {
+        this.pending.delete(block.blockId);
+        return true;
+      }
+      if (result.refExisted && result.current?.status === 'committed') {
+        this.pending.delete(block.blockId);
+        return false;
+      }
+      this.pending.delete(block.blockId);
+      state = undefined;
+      this.reclaimer.conflict('add-ref');
+    }
+    throw new BlockContentionError(block.blockId, this.settings.casAttempts);
+  }
+
+  private async releaseOne(block: BlockRef, ref: string): Promise<void> {
+    const now = this.clock.now();
+    // Recorded before the reference goes: if we die before the block is deleted, the GC finds it.
+    await this.repo.recordCandidate(
+      {
+        shard: shardOf(block.blockId, this.settings.gcShards),
+        hourBucket: hourBucketOf(now.getTime()),
+        blockId: block.blockId,
+        reason: 'release',
+        tier: block.tier,
+        size: block.size,
+        createdAt: now,
+      },
+      this.settings.candidateTtlSeconds,
+    );
+    await this.repo.deleteRef(block.blockId, ref);
+    await this.reclaimer.reclaim(block, { reason: 'released', trustAbsent: true });
+  }
+
+  private remember(state: BlockState): void {
+    if (this.pending.size >= PENDING_LIMIT) {
+      const oldest = this.pending.keys().next().value;
+      if (oldest !== undefined) this.pending.delete(oldest);
+    }
+    this.pending.set(state.blockId, state);
+  }
+}

@@ -1,0 +1,62 @@
+import { promises as fs } from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { newBlockId } from '../block-id';
+import { BlockNotFoundError } from '../errors';
+import { LocalFsBlockStore } from './local-fs-block-store';
+
+describe(LocalFsBlockStore.name, () => {
+  let root: string;
+  let sut: LocalFsBlockStore;
+
+  beforeEach(async () => {
+    root = await fs.mkdtemp(path.join(os.tmpdir(), 'ostore-fs-blocks-'));
+    sut = new LocalFsBlockStore({ tier: 'standard', root });
+  });
+  afterEach(() => fs.rm(root, { recursive: true, force: true }));
+
+  it('writes a block under a two-level fan-out and reads it back', async () => {
+    const id = newBlockId();
+    const data = Buffer.from('hello, blocks');
+    await sut.write(id, data);
+    expect(sut.pathOf(id)).toBe(path.join(root, id.slice(0, 2), id.slice(2, 4), id));
+    expect(await sut.read(id)).toEqual(data);
+    expect(await sut.exists(id)).toBe(true);
+    expect(await fs.readdir(path.dirname(sut.pathOf(id)))).toEqual([id]); // no temp file left
+  });
+
+  it('reads ranges, clamping past the end', async () => {
+    const id = newBlockId();
+    await sut.write(id, Buffer.from('0123456789'));
+    expect((await sut.read(id, 2, 5)).toString()).toBe('234');
+    expect((await sut.read(id, 8)).toString()).toBe('89');
+    expect((await sut.read(id, 8, 100)).toString()).toBe('89');
+    expect((await sut.read(id, 20, 30)).length).toBe(0);
+  });
+
+  it('overwrites the same id with the same bytes harmlessly, also concurrently', async () => {
+    const id = newBlockId();
+    const data = Buffer.alloc(256 * 1024, 7);
+    await Promise.all([sut.write(id, data), sut.write(id, data), sut.write(id, data)]);
+    expect(await sut.read(id)).toEqual(data);
+  });
+
+  it('deletes a block and the leftover of a crashed write; a missing block is no error', async () => {
+    const id = newBlockId();
+    await sut.write(id, Buffer.from('x'));
+    await fs.writeFile(`${sut.pathOf(id)}.tmp`, 'partial');
+    await sut.delete(id);
+    expect(await sut.exists(id)).toBe(false);
+    expect(await fs.readdir(path.dirname(sut.pathOf(id)))).toEqual([]);
+    await expect(sut.delete(id)).resolves.toBeUndefined();
+    await expect(sut.delete(newBlockId())).resolves.toBeUndefined();
+  });
+
+  it('throws BlockNotFoundError for a missing block', async () => {
+    await expect(sut.read(newBlockId())).rejects.toBeInstanceOf(BlockNotFoundError);
+  });
+
+  it('refuses ids that would escape the root', async () => {
+    await expect(sut.write('../../etc', Buffer.from('x'))).rejects.toThrow(/invalid block id/);
+  });
+});
