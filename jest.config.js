@@ -23,7 +23,7 @@ module.exports = {
   testTimeout: 120000,
   testSequencer: '<rootDir>/tools/testing/sequencer.js',
   projects: [
-    { ...common, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs,tools}/**/*.spec.ts'] },
+    { ...common, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs,tools,deploy}/**/*.spec.ts'] },
     {
       ...common,
       displayName: 'integration',
