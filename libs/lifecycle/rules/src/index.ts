@@ -1,0 +1,10 @@
+export * from './configuration';
+export * from './errors';
+export * from './timing';
+export * from './filter';
+export { canTransition, TRANSITION_PREFERENCE, TRANSITION_MINIMUM_OBJECT_SIZE } from './storage-classes';
+export * from './parse-lifecycle';
+export * from './render-lifecycle';
+export * from './evaluate-object';
+export * from './evaluate-upload';
+export * from './overdue';
