@@ -67,6 +67,11 @@ export interface ObjectVersion {
   checksums: Partial<Record<ChecksumAlgorithm, string>>; // base64
   /** Number of parts for multipart objects (for partNumber GETs), else undefined. */
   partCount?: number;
+  /**
+   * Internal: the id of the version's manifest (its block list). Filled by `head`; `openBody`
+   * reads the blocks through it. Opaque to the gateway.
+   */
+  manifestId?: string;
 }
 
 /** Called after the whole body was read, before anything becomes visible; throw to abort (nothing stored). */
@@ -197,6 +202,11 @@ export interface ObjectsService {
   put(input: PutObjectInput): Promise<PutObjectResult>;
   /** The version a GET/HEAD would serve (NoSuchKey; MethodNotAllowed-style DeleteMarker errors carry extra headers). */
   head(bucket: string, key: string, versionId?: string): Promise<ObjectVersion>;
+  /**
+   * The byte range of part `partNumber` of a version (a non-multipart object is part 1), for the
+   * Content-Range of a `?partNumber=` GET; InvalidPartNumber when there is no such part.
+   */
+  partRange(version: ObjectVersion, partNumber: number): Promise<ByteRange>;
   /** Body bytes of a version (whole, a byte range, or one part of a multipart object). */
   openBody(version: ObjectVersion, range?: ByteRange, partNumber?: number): Promise<Readable>;
   delete(bucket: string, key: string, owner: Owner, versionId?: string): Promise<DeleteResult>;
@@ -254,3 +264,9 @@ export interface UsersService {
   /** For authentication: the key and its user, if both exist (disabled flags included). */
   findAccessKey(accessKeyId: string): Promise<{ key: AccessKey; user: User } | undefined>;
 }
+
+/** Nest injection tokens of the services above (provided by S3CoreModule). */
+export const BUCKETS_SERVICE = Symbol('BUCKETS_SERVICE');
+export const OBJECTS_SERVICE = Symbol('OBJECTS_SERVICE');
+export const MULTIPART_SERVICE = Symbol('MULTIPART_SERVICE');
+export const USERS_SERVICE = Symbol('USERS_SERVICE');

@@ -1,1 +1,10 @@
 export * from './api';
+export * from './s3-core.module';
+export * from './s3-core';
+export * from './s3-core.options';
+export * from './usage';
+export { CassandraBucketsService } from './buckets.service';
+export { CassandraObjectsService } from './objects.service';
+export { CassandraMultipartService } from './multipart.service';
+export { CassandraUsersService, generateAccessKeyId, generateSecretAccessKey } from './users.service';
+export { splitKey, joinKey, compareUtf8 } from './keys';

@@ -1,0 +1,323 @@
+import type { CassandraClient } from '@ostore/shared/cassandra';
+import { forEachLimited, mapOf, nameRangeCql, NameRange, num, optNum, optStr, Statement, str, ts } from './statement';
+
+/** One row of `versions`: a version, a delete marker, or a ghost (invisible null marker). */
+export interface VersionRow {
+  bucketId: string;
+  parent: string;
+  name: string;
+  /** Version timestamp, microseconds: orders the versions of a key, newest first. */
+  vts: number;
+  /** Time-based uuid (time = vts) naming the version's manifest and block references. */
+  vid: string;
+  isNull: boolean;
+  isDeleteMarker: boolean;
+  /** A null delete marker of an unversioned bucket: never listed, expires by TTL. */
+  isGhost: boolean;
+  size: number;
+  etag: string;
+  lastModified: Date;
+  storageClass: string;
+  ownerId: string;
+  ownerName: string;
+  partCount?: number;
+}
+
+/** Where a version row is: its full primary key. */
+export interface VersionLocator {
+  bucketId: string;
+  parent: string;
+  name: string;
+  vts: number;
+  vid: string;
+}
+
+export interface BlockEntry {
+  blockId: string;
+  tier: string;
+  size: number;
+  /** For multipart objects: the part the block belongs to (1-based). */
+  partNumber?: number;
+}
+
+export interface VersionMetaRow {
+  vid: string;
+  bucketId: string;
+  parent: string;
+  name: string;
+  vts: number;
+  contentType?: string;
+  contentEncoding?: string;
+  contentLanguage?: string;
+  contentDisposition?: string;
+  cacheControl?: string;
+  expires?: string;
+  userMeta: Record<string, string>;
+  tags: Record<string, string>;
+  acl?: string;
+  checksums: Record<string, string>;
+}
+
+const VERSION_COLUMNS =
+  'bucket_id, parent, name, vts, vid, is_null, is_delete_marker, is_ghost, size, etag, last_modified, storage_class, owner_id, owner_name, part_count';
+
+export function versionRowOf(r: Record<string, unknown>): VersionRow {
+  return {
+    bucketId: str(r['bucket_id']),
+    parent: str(r['parent']),
+    name: str(r['name']),
+    vts: num(r['vts']),
+    vid: str(r['vid']),
+    isNull: r['is_null'] === true,
+    isDeleteMarker: r['is_delete_marker'] === true,
+    isGhost: r['is_ghost'] === true,
+    size: num(r['size']),
+    etag: str(r['etag']),
+    lastModified: (r['last_modified'] as Date) ?? new Date(0),
+    storageClass: str(r['storage_class']) || 'STANDARD',
+    ownerId: str(r['owner_id']),
+    ownerName: str(r['owner_name']),
+    partCount: optNum(r['part_count']),
+  };
+}
+
+const BLOCK_BATCH = 100;
+
+/**
+ * Versions, their null-version index, their manifests (blocks) and their metadata.
+ *
+ * Write discipline:
+ * - A version row is written once, `USING TIMESTAMP vts`, and never updated. Its manifest
+ *   (`version_blocks`, `version_meta`, keyed by vid) is written before it, so whoever can see the
+ *   row can read the manifest; an orphan manifest (crash before the row) is invisible garbage that
+ *   names its location in `version_meta`.
+ * - Deletions of a version row carry an explicit timestamp greater than its vts (the caller passes
+ *   `max(now, vts + 1)`), so that a gateway whose clock is behind the writer's can still delete it.
+ * - A null version row is mirrored in `null_versions` (same partition, same mutation) so that the
+ *   null rows of a key are found without reading its whole versioned history.
+ */
+export class VersionsRepository {
+  constructor(private readonly client: CassandraClient) {}
+
+  /** The newest rows of a key (delete markers and ghosts included), newest first. */
+  async newest(bucketId: string, parent: string, name: string, limit = 1): Promise<VersionRow[]> {
+    const rs = await this.client.execute(
+      `SELECT ${VERSION_COLUMNS} FROM versions WHERE bucket_id = ? AND parent = ? AND name = ? LIMIT ?`,
+      [bucketId, parent, name, limit],
+    );
+    return rs.rows.map(versionRowOf);
+  }
+
+  async get(loc: VersionLocator): Promise<VersionRow | undefined> {
+    const rs = await this.client.execute(
+      `SELECT ${VERSION_COLUMNS} FROM versions WHERE bucket_id = ? AND parent = ? AND name = ? AND vts = ? AND vid = ?`,
+      [loc.bucketId, loc.parent, loc.name, ts(loc.vts), loc.vid],
+    );
+    const r = rs.first();
+    return r ? versionRowOf(r) : undefined;
+  }
+
+  /** Every null row of a key, newest first (normally one; more only while writers race). */
+  async nullRows(bucketId: string, parent: string, name: string): Promise<VersionLocator[]> {
+    const rs = await this.client.execute(
+      `SELECT vts, vid FROM null_versions WHERE bucket_id = ? AND parent = ? AND name = ?`,
+      [bucketId, parent, name],
+    );
+    return rs.rows.map((r) => ({ bucketId, parent, name, vts: num(r['vts']), vid: str(r['vid']) }));
+  }
+
+  /**
+   * Up to `limit` rows of a directory partition in clustering order (name ascending, then newest
+   * first), within `range`, continuing strictly after the row `after` when given.
+   */
+  async page(
+    bucketId: string,
+    parent: string,
+    range: NameRange,
+    limit: number,
+    after?: { name: string; vts: number; vid: string },
+  ): Promise<VersionRow[]> {
+    const out: VersionRow[] = [];
+    if (after) {
+      // Multi-column slices compare values, not clustering order, on mixed ASC/DESC columns:
+      // (vts, vid) are both DESC, so "older than the marker" is a plain (vts, vid) < (...).
+      const rs = await this.client.execute(
+        `SELECT ${VERSION_COLUMNS} FROM versions WHERE bucket_id = ? AND parent = ? AND name = ? AND (vts, vid) < (?, ?) LIMIT ?`,
+        [bucketId, parent, after.name, ts(after.vts), after.vid, limit],
+      );
+      out.push(...rs.rows.map(versionRowOf));
+      if (out.length >= limit) return out;
+      range = { ...range, gt: after.name, gte: undefined };
+    }
+    const params: unknown[] = [bucketId, parent];
+    const cql = `SELECT ${VERSION_COLUMNS} FROM versions WHERE bucket_id = ? AND parent = ?${nameRangeCql(range, params)} LIMIT ?`;
+    params.push(limit - out.length);
+    const rs = await this.client.execute(cql, params);
+    out.push(...rs.rows.map(versionRowOf));
+    return out;
+  }
+
+  /** The row (and its null_versions mirror) as statements of the partition's commit mutation. */
+  insertStatements(row: VersionRow, ttlSeconds?: number): Statement[] {
+    const using = ttlSeconds ? 'USING TTL ? AND TIMESTAMP ?' : 'USING TIMESTAMP ?';
+    const usingParams = ttlSeconds ? [ttlSeconds, ts(row.vts)] : [ts(row.vts)];
+    const out: Statement[] = [
+      {
+        query: `INSERT INTO versions (${VERSION_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ${using}`,
+        params: [
+          row.bucketId,
+          row.parent,
+          row.name,
+          ts(row.vts),
+          row.vid,
+          row.isNull,
+          row.isDeleteMarker,
+          row.isGhost,
+          ts(row.size),
+          row.etag,
+          row.lastModified,
+          row.storageClass,
+          row.ownerId,
+          row.ownerName,
+          row.partCount ?? null,
+          ...usingParams,
+        ],
+      },
+    ];
+    if (row.isNull) {
+      out.push({
+        query: `INSERT INTO null_versions (bucket_id, parent, name, vts, vid) VALUES (?, ?, ?, ?, ?) ${using}`,
+        params: [row.bucketId, row.parent, row.name, ts(row.vts), row.vid, ...usingParams],
+      });
+    }
+    return out;
+  }
+
+  /** Deletes a version row (and its null mirror) at `atMicros`, which must exceed its vts. */
+  deleteStatements(loc: VersionLocator, isNull: boolean, atMicros: number): Statement[] {
+    const key = [loc.bucketId, loc.parent, loc.name, ts(loc.vts), loc.vid];
+    const out: Statement[] = [
+      {
+        query: `DELETE FROM versions USING TIMESTAMP ? WHERE bucket_id = ? AND parent = ? AND name = ? AND vts = ? AND vid = ?`,
+        params: [ts(atMicros), ...key],
+      },
+    ];
+    if (isNull) {
+      out.push({
+        query: `DELETE FROM null_versions USING TIMESTAMP ? WHERE bucket_id = ? AND parent = ? AND name = ? AND vts = ? AND vid = ?`,
+        params: [ts(atMicros), ...key],
+      });
+    }
+    return out;
+  }
+
+  /** Writes a version's manifest: its blocks (in order) and its metadata. Idempotent. */
+  async writeManifest(vid: string, blocks: BlockEntry[], meta: VersionMetaRow): Promise<void> {
+    const chunks: Statement[][] = [];
+    for (let i = 0; i < blocks.length; i += BLOCK_BATCH) {
+      chunks.push(
+        blocks.slice(i, i + BLOCK_BATCH).map((b, j) => ({
+          query: `INSERT INTO version_blocks (vid, seq, block_id, tier, size, part_number) VALUES (?, ?, ?, ?, ?, ?)`,
+          params: [vid, i + j, b.blockId, b.tier, ts(b.size), b.partNumber ?? null],
+        })),
+      );
+    }
+    // each chunk is one partition (vid): a single mutation; a few chunks in flight at a time
+    const writes: Promise<unknown>[] = [forEachLimited(chunks, 4, (c) => this.client.batch(c, { logged: false }))];
+    writes.push(
+      this.client.execute(
+        `INSERT INTO version_meta (vid, bucket_id, parent, name, vts, content_type, content_encoding, content_language,
+           content_disposition, cache_control, expires, user_meta, tags, acl, checksums)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        [
+          vid,
+          meta.bucketId,
+          meta.parent,
+          meta.name,
+          ts(meta.vts),
+          meta.contentType ?? null,
+          meta.contentEncoding ?? null,
+          meta.contentLanguage ?? null,
+          meta.contentDisposition ?? null,
+          meta.cacheControl ?? null,
+          meta.expires ?? null,
+          meta.userMeta,
+          meta.tags,
+          meta.acl ?? null,
+          meta.checksums,
+        ],
+      ),
+    );
+    await Promise.all(writes);
+  }
+
+  async readBlocks(vid: string): Promise<BlockEntry[]> {
+    const out: BlockEntry[] = [];
+    for await (const r of this.client.rows(
+      `SELECT block_id, tier, size, part_number FROM version_blocks WHERE vid = ?`,
+      [vid],
+      { fetchSize: 5000 },
+    )) {
+      out.push({
+        blockId: str(r['block_id']),
+        tier: str(r['tier']),
+        size: num(r['size']),
+        partNumber: optNum(r['part_number']),
+      });
+    }
+    return out;
+  }
+
+  async readMeta(vid: string): Promise<VersionMetaRow | undefined> {
+    const r = (await this.client.execute(`SELECT * FROM version_meta WHERE vid = ?`, [vid])).first();
+    if (!r) return undefined;
+    return {
+      vid: str(r['vid']),
+      bucketId: str(r['bucket_id']),
+      parent: str(r['parent']),
+      name: str(r['name']),
+      vts: num(r['vts']),
+      contentType: optStr(r['content_type']),
+      contentEncoding: optStr(r['content_encoding']),
+      contentLanguage: optStr(r['content_language']),
+      contentDisposition: optStr(r['content_disposition']),
+      cacheControl: optStr(r['cache_control']),
+      expires: optStr(r['expires']),
+      userMeta: mapOf(r['user_meta']),
+      tags: mapOf(r['tags']),
+      acl: optStr(r['acl']),
+      checksums: mapOf(r['checksums']),
+    };
+  }
+
+  /**
+   * Replaces a version's tag set or ACL. Conditional (`IF EXISTS`) so that a racing permanent
+   * delete of the version can never leave a resurrected partial metadata row behind.
+   */
+  async updateMeta(vid: string, change: { tags?: Record<string, string>; acl?: string }): Promise<boolean> {
+    const sets: string[] = [];
+    const params: unknown[] = [];
+    if (change.tags !== undefined) {
+      sets.push('tags = ?');
+      params.push(change.tags);
+    }
+    if (change.acl !== undefined) {
+      sets.push('acl = ?');
+      params.push(change.acl);
+    }
+    if (sets.length === 0) return true;
+    const rs = await this.client.execute(`UPDATE version_meta SET ${sets.join(', ')} WHERE vid = ? IF EXISTS`, [
+      ...params,
+      vid,
+    ]);
+    return rs.wasApplied();
+  }
+
+  /** Drops a manifest whose version row is gone (or never became visible). */
+  async deleteManifest(vid: string): Promise<void> {
+    await Promise.all([
+      this.client.execute(`DELETE FROM version_blocks WHERE vid = ?`, [vid]),
+      this.client.execute(`DELETE FROM version_meta WHERE vid = ?`, [vid]),
+    ]);
+  }
+}

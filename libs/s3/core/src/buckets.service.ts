@@ -1,0 +1,167 @@
+import { randomUUID } from 'crypto';
+import type { Clock } from '@ostore/shared/clock';
+import type { BucketRow, Metastore } from '@ostore/metastore/data-access';
+import type { Bucket, BucketsService, CannedAcl, Owner, Versioning } from './api';
+import { noSuchBucket, s3err } from './errors';
+import { uploadsSource, versionsSource } from './listing/sources';
+import { TreeWalker } from './listing/tree-walker';
+import { versionKeyFilter } from './listing/version-filter';
+
+const BUCKET_NAME_RE = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
+
+export function bucketOf(row: BucketRow): Bucket {
+  return {
+    name: row.name,
+    bucketId: row.bucketId,
+    owner: { id: row.ownerId, displayName: row.ownerName },
+    createdAt: row.createdAt,
+    location: row.location,
+    versioning: row.versioning as Versioning,
+    acl: row.acl as CannedAcl,
+  };
+}
+
+/** S3 bucket operations over the `buckets` table (see BucketsRepository for the LWT discipline). */
+export class CassandraBucketsService implements BucketsService {
+  constructor(
+    private readonly ms: Metastore,
+    private readonly clock: Clock,
+  ) {}
+
+  /** The bucket row, or NoSuchBucket. Read on every request (no cache: settings must apply at once). */
+  async resolve(name: string): Promise<BucketRow> {
+    const row = await this.ms.buckets.get(name);
+    if (!row) throw noSuchBucket(name);
+    return row;
+  }
+
+  async create(input: { name: string; owner: Owner; location: string; acl: CannedAcl }): Promise<Bucket> {
+    if (!BUCKET_NAME_RE.test(input.name) || input.name.includes('..') || /^\d+\.\d+\.\d+\.\d+$/.test(input.name))
+      throw s3err('InvalidBucketName', 'The specified bucket is not valid.', { BucketName: input.name });
+    const row: BucketRow = {
+      name: input.name,
+      bucketId: randomUUID(),
+      ownerId: input.owner.id,
+      ownerName: input.owner.displayName,
+      createdAt: this.clock.now(),
+      location: input.location ?? '',
+      versioning: 'Unversioned',
+      acl: input.acl ?? 'private',
+      state: 'active',
+    };
+    const { applied, existing } = await this.ms.buckets.insertIfNotExists(row);
+    if (applied) {
+      await this.ms.buckets.addOwned(row);
+      return bucketOf(row);
+    }
+    if (existing && existing.ownerId === input.owner.id) {
+      // us-east-1 answers 200 to an owner re-creating its bucket; other regions 409.
+      if (!input.location || input.location === 'us-east-1') {
+        await this.ms.buckets.addOwned(existing);
+        return bucketOf(existing);
+      }
+      throw s3err(
+        'BucketAlreadyOwnedByYou',
+        'Your previous request to create the named bucket succeeded and you already own it.',
+        { BucketName: input.name },
+      );
+    }
+    throw s3err(
+      'BucketAlreadyExists',
+      'The requested bucket name is not available. The bucket namespace is shared by all users of the system. Please select a different name and try again.',
+      { BucketName: input.name },
+    );
+  }
+
+  async get(name: string): Promise<Bucket> {
+    return bucketOf(await this.resolve(name));
+  }
+
+  /**
+   * Deletes an empty bucket: no visible version (delete markers count) and no multipart upload.
+   * Emptiness is checked by walking the version and upload trees to their first visible row.
+   * Not atomic with concurrent PUTs (as in S3, a PUT racing the delete may be lost): the bucket
+   * row goes with `IF bucket_id = ?`, and data left under the old id is unreachable garbage.
+   */
+  async delete(name: string): Promise<void> {
+    const b = await this.resolve(name);
+    const anyVersion = await new TreeWalker(versionsSource(this.ms, b.bucketId), {
+      keyFilter: versionKeyFilter(this.ms, b.bucketId),
+      pageSize: 10,
+    }).next();
+    const anyUpload = anyVersion ? undefined : await new TreeWalker(uploadsSource(this.ms, b.bucketId), {
+          pageSize: 10,
+          keyFilter: () => (row) => !row.completed,
+        }).next();
+    if (anyVersion || anyUpload)
+      throw s3err('BucketNotEmpty', 'The bucket you tried to delete is not empty', { BucketName: name });
+    if (!(await this.ms.buckets.deleteIf(name, b.bucketId))) throw noSuchBucket(name);
+    await this.ms.buckets.removeOwned(b.ownerId, name);
+  }
+
+  async listOwned(ownerId: string): Promise<Bucket[]> {
+    const entries = await this.ms.buckets.listOwned(ownerId);
+    const rows = await Promise.all(entries.map((e) => this.ms.buckets.get(e.name)));
+    return rows
+      .filter((r, i): r is BucketRow => !!r && r.bucketId === entries[i].bucketId && r.ownerId === ownerId)
+      .map(bucketOf)
+      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  }
+
+  async setVersioning(name: string, status: 'Enabled' | 'Suspended'): Promise<void> {
+    const b = await this.resolve(name);
+    if (status !== 'Enabled' && status !== 'Suspended')
+      throw s3err('IllegalVersioningConfigurationException', 'The Versioning element must be specified');
+    await this.update(b, { versioning: status });
+  }
+
+  async setAcl(name: string, acl: CannedAcl): Promise<void> {
+    await this.update(await this.resolve(name), { acl });
+  }
+
+  async getTags(name: string): Promise<Record<string, string>> {
+    const b = await this.resolve(name);
+    if (!b.tags || Object.keys(b.tags).length === 0)
+      throw s3err('NoSuchTagSet', 'The TagSet does not exist', { BucketName: name });
+    return b.tags;
+  }
+
+  async setTags(name: string, tags: Record<string, string>): Promise<void> {
+    const b = await this.resolve(name);
+    if (Object.keys(tags).length > 50) throw s3err('InvalidTag', 'Bucket tag count cannot be greater than 50');
+    validateTags(tags);
+    await this.update(b, { tags: Object.keys(tags).length ? tags : null });
+  }
+
+  async deleteTags(name: string): Promise<void> {
+    await this.update(await this.resolve(name), { tags: null });
+  }
+
+  async getLifecycle(name: string): Promise<string> {
+    const b = await this.resolve(name);
+    if (!b.lifecycle)
+      throw s3err('NoSuchLifecycleConfiguration', 'The lifecycle configuration does not exist', { BucketName: name });
+    return b.lifecycle;
+  }
+
+  async setLifecycle(name: string, xml: string): Promise<void> {
+    await this.update(await this.resolve(name), { lifecycle: xml });
+  }
+
+  async deleteLifecycle(name: string): Promise<void> {
+    await this.update(await this.resolve(name), { lifecycle: null });
+  }
+
+  private async update(b: BucketRow, settings: Parameters<Metastore['buckets']['update']>[2]): Promise<void> {
+    if (!(await this.ms.buckets.update(b.name, b.bucketId, settings))) throw noSuchBucket(b.name);
+  }
+}
+
+/** S3's tag rules: key 1-128 characters, value 0-256, no aws: prefix. */
+export function validateTags(tags: Record<string, string>): void {
+  for (const [k, v] of Object.entries(tags)) {
+    if (k.length === 0 || Array.from(k).length > 128) throw s3err('InvalidTag', 'The TagKey you have provided is invalid');
+    if (Array.from(v).length > 256) throw s3err('InvalidTag', 'The TagValue you have provided is invalid');
+    if (k.toLowerCase().startsWith('aws:')) throw s3err('InvalidTag', 'Your TagKey cannot be prefixed with aws:');
+  }
+}

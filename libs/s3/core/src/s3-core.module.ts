@@ -1,0 +1,51 @@
+import { DynamicModule, InjectionToken, Module, ModuleMetadata, Provider } from '@nestjs/common';
+import { CassandraClient } from '@ostore/shared/cassandra';
+import { Clock } from '@ostore/shared/clock';
+import { JsonLogger } from '@ostore/shared/observability';
+import { Metastore } from '@ostore/metastore/data-access';
+import { BLOCK_MANAGER, BlockManager } from '@ostore/storage/blocks';
+import { BUCKETS_SERVICE, MULTIPART_SERVICE, OBJECTS_SERVICE, USERS_SERVICE } from './api';
+import { createS3Core, S3Core } from './s3-core';
+import { S3CoreSettings } from './s3-core.options';
+import { NoopUsageRecorder, USAGE_RECORDER, UsageRecorder } from './usage';
+
+export interface S3CoreModuleOptions {
+  /** Modules providing the BlockManager (e.g. `BlockStorageModule.forRoot(...)`). */
+  imports?: ModuleMetadata['imports'];
+  /** Token of the BlockManager (default BLOCK_MANAGER of @ostore/storage/blocks). */
+  blockManager?: InjectionToken;
+  /** Where size changes go (default: nowhere). */
+  usageRecorder?: UsageRecorder;
+  settings?: Partial<S3CoreSettings>;
+}
+
+/**
+ * The S3 core services under the tokens of api.ts. Needs, from the app: CassandraClient
+ * (CassandraModule), Clock (ClockModule), JsonLogger (ObservabilityModule) — all global — and a
+ * BlockManager (from `imports`, under `blockManager`).
+ */
+@Module({})
+export class S3CoreModule {
+  static forRoot(options: S3CoreModuleOptions = {}): DynamicModule {
+    const providers: Provider[] = [
+      { provide: USAGE_RECORDER, useValue: options.usageRecorder ?? new NoopUsageRecorder() },
+      { provide: Metastore, useFactory: (c: CassandraClient) => new Metastore(c), inject: [CassandraClient] },
+      {
+        provide: S3Core,
+        useFactory: (ms: Metastore, blocks: BlockManager, clock: Clock, logger: JsonLogger, usage: UsageRecorder) =>
+          createS3Core({ metastore: ms, blocks, clock, logger, usage, settings: options.settings }),
+        inject: [Metastore, options.blockManager ?? BLOCK_MANAGER, Clock, JsonLogger, USAGE_RECORDER],
+      },
+      { provide: BUCKETS_SERVICE, useFactory: (core: S3Core) => core.buckets, inject: [S3Core] },
+      { provide: OBJECTS_SERVICE, useFactory: (core: S3Core) => core.objects, inject: [S3Core] },
+      { provide: MULTIPART_SERVICE, useFactory: (core: S3Core) => core.multipart, inject: [S3Core] },
+      { provide: USERS_SERVICE, useFactory: (core: S3Core) => core.users, inject: [S3Core] },
+    ];
+    return {
+      module: S3CoreModule,
+      imports: options.imports ?? [],
+      providers,
+      exports: [BUCKETS_SERVICE, OBJECTS_SERVICE, MULTIPART_SERVICE, USERS_SERVICE, S3Core, Metastore],
+    };
+  }
+}

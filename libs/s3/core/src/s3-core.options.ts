@@ -1,0 +1,25 @@
+/** Tunables of the S3 core (all optional). */
+export interface S3CoreSettings {
+  /** Minimum size of every part but the last at CompleteMultipartUpload (S3: 5 MiB). */
+  minPartSize: number;
+  /** Highest part number (S3: 10,000). */
+  maxPartNumber: number;
+  /**
+   * Lifetime of ghost rows: the invisible null delete markers that DeleteObject writes in an
+   * unversioned bucket so that a racing slower PUT can never resurrect the deleted key. Must
+   * exceed the longest possible PUT (request timeout); expired ghosts become ordinary tombstones.
+   */
+  ghostTtlSeconds: number;
+  /** Longest key in UTF-8 bytes (S3: 1024). */
+  maxKeyBytes: number;
+  /** Lifetime of the LWT claim a conditional PUT holds while it commits. */
+  conditionalClaimTtlSeconds: number;
+}
+
+export const defaultS3CoreSettings: S3CoreSettings = {
+  minPartSize: 5 * 1024 * 1024,
+  maxPartNumber: 10000,
+  ghostTtlSeconds: 86400,
+  maxKeyBytes: 1024,
+  conditionalClaimTtlSeconds: 60,
+};

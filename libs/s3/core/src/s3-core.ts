@@ -1,0 +1,55 @@
+import type { Clock } from '@ostore/shared/clock';
+import { JsonLogger } from '@ostore/shared/observability';
+import type { Metastore } from '@ostore/metastore/data-access';
+import type { BlockManager } from '@ostore/storage/blocks';
+import { CassandraBucketsService } from './buckets.service';
+import { CassandraMultipartService } from './multipart.service';
+import { CassandraObjectsService } from './objects.service';
+import { defaultS3CoreSettings, S3CoreSettings } from './s3-core.options';
+import { NoopUsageRecorder, UsageRecorder } from './usage';
+import { CassandraUsersService } from './users.service';
+import { VersionClock } from './version-ids';
+import { VersionStore } from './version-store';
+
+/** The four services sharing one version store (one VersionClock per process). */
+export class S3Core {
+  constructor(
+    readonly buckets: CassandraBucketsService,
+    readonly objects: CassandraObjectsService,
+    readonly multipart: CassandraMultipartService,
+    readonly users: CassandraUsersService,
+    readonly store: VersionStore,
+  ) {}
+}
+
+export interface S3CoreDeps {
+  metastore: Metastore;
+  blocks: BlockManager;
+  clock: Clock;
+  logger?: JsonLogger;
+  usage?: UsageRecorder;
+  settings?: Partial<S3CoreSettings>;
+}
+
+/** Builds the services without Nest (tools, tests); S3CoreModule does the same from providers. */
+export function createS3Core(deps: S3CoreDeps): S3Core {
+  const settings = { ...defaultS3CoreSettings, ...deps.settings };
+  const logger = deps.logger ?? new JsonLogger('s3-core', 'warn');
+  const store = new VersionStore(
+    deps.metastore,
+    deps.blocks,
+    new VersionClock(deps.clock),
+    deps.clock,
+    settings,
+    deps.usage ?? new NoopUsageRecorder(),
+    logger.forContext(VersionStore.name),
+  );
+  const buckets = new CassandraBucketsService(deps.metastore, deps.clock);
+  return new S3Core(
+    buckets,
+    new CassandraObjectsService(buckets, store, logger.forContext(CassandraObjectsService.name)),
+    new CassandraMultipartService(buckets, store, logger.forContext(CassandraMultipartService.name)),
+    new CassandraUsersService(deps.metastore, deps.clock),
+    store,
+  );
+}

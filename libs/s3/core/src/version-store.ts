@@ -1,0 +1,353 @@
+import type { BlockManager, BlockRef } from '@ostore/storage/blocks';
+import type { Clock } from '@ostore/shared/clock';
+import type { ContextLogger } from '@ostore/shared/observability';
+import {
+  BlockEntry,
+  BucketRow,
+  IndexEntry,
+  Metastore,
+  VersionLocator,
+  VersionMetaRow,
+  VersionRow,
+} from '@ostore/metastore/data-access';
+import type { ChecksumAlgorithm, ObjectMeta, ObjectVersion, Owner } from './api';
+import { invalidVersionId } from './errors';
+import { folderRowsOf, splitKey } from './keys';
+import type { S3CoreSettings } from './s3-core.options';
+import type { UsageRecorder } from './usage';
+import { decodeId, encodeId, makeVid, NULL_VERSION_ID, uuidBytes, uuidString, VersionClock, vtsOfVid } from './version-ids';
+
+/** What a new version row is. */
+export type VersionKind = 'object' | 'marker' | 'ghost';
+
+export interface CommitSpec {
+  bucket: BucketRow;
+  key: string;
+  kind: VersionKind;
+  /** A null version (unversioned or suspended bucket): replaces the key's previous null version. */
+  isNull: boolean;
+  owner: Owner;
+  blocks?: BlockEntry[];
+  size?: number;
+  etag?: string;
+  storageClass?: string;
+  meta?: ObjectMeta;
+  checksums?: Partial<Record<ChecksumAlgorithm, string>>;
+  partCount?: number;
+  /** A vid chosen earlier (multipart completion claims it before building the object). */
+  vid?: string;
+}
+
+export const versionRef = (vid: string) => `v:${vid}`;
+
+/** Whether an `objects` row showing `indexVid` (undefined: no row) agrees with the newest version row. */
+function agrees(newest: VersionRow | undefined, indexVid: string | undefined): boolean {
+  if (!newest || newest.isDeleteMarker) return indexVid === undefined;
+  return indexVid === newest.vid;
+}
+
+export function blockRefs(blocks: BlockEntry[]): BlockRef[] {
+  return blocks.map((b) => ({ blockId: b.blockId, size: b.size, tier: b.tier }));
+}
+
+export function objectMetaOf(m: VersionMetaRow | undefined, storageClass: string): ObjectMeta {
+  if (!m) return { userMeta: {}, storageClass };
+  return {
+    contentType: m.contentType,
+    contentEncoding: m.contentEncoding,
+    contentLanguage: m.contentLanguage,
+    contentDisposition: m.contentDisposition,
+    cacheControl: m.cacheControl,
+    expires: m.expires,
+    userMeta: m.userMeta,
+    storageClass,
+    acl: (m.acl as ObjectMeta['acl']) ?? 'private',
+    tags: m.tags,
+  };
+}
+
+export function indexEntryOf(row: VersionRow): IndexEntry {
+  return {
+    vid: row.vid,
+    vts: row.vts,
+    isNull: row.isNull,
+    size: row.size,
+    etag: row.etag,
+    lastModified: row.lastModified,
+    storageClass: row.storageClass,
+    ownerId: row.ownerId,
+    ownerName: row.ownerName,
+    partCount: row.partCount,
+  };
+}
+
+/**
+ * The write protocol of versions, shared by PUT, COPY, DELETE and multipart completion.
+ *
+ * Commit order (a crash at any point never exposes a half-built object, at worst leaks a manifest
+ * and block references that a checker can find through `version_meta`):
+ *   1. manifest (`version_blocks`, `version_meta`), keyed by the new vid — invisible;
+ *   2. block references `v:<vid>` (the blocks stop being in flight);
+ *   3. folder rows of every ancestor directory (idempotent upserts, no read);
+ *   4. ONE mutation of the key's (bucket_id, parent) partition: the version row, its null mirror,
+ *      and the `objects` index write or delete, all at `vts` — the moment the version appears;
+ *   5. check that the `objects` row agrees with the newest version (see checkIndex);
+ *   6. for a null version: converge the key's null rows (below).
+ *
+ * No Paxos: concurrent writers of a key are ordered by vts (unique per process, markers winning
+ * ties) in `versions`, and the `objects` row uses vts as its write timestamp, so both converge on
+ * the same newest version whatever order the mutations land in.
+ *
+ * Null versions: each writer of a null row re-reads the key's null rows AFTER its own mutation and
+ * removes every null row but the newest. Whichever of two racing writers re-reads last sees both
+ * rows, so exactly one null version survives; readers meanwhile only ever show the newest.
+ */
+export class VersionStore {
+  constructor(
+    readonly ms: Metastore,
+    readonly blocks: BlockManager,
+    private readonly vclock: VersionClock,
+    private readonly clock: Clock,
+    readonly settings: S3CoreSettings,
+    private readonly usage: UsageRecorder,
+    private readonly log: ContextLogger,
+  ) {}
+
+  newVid(kind: VersionKind): { vts: number; vid: string } {
+    const vts = this.vclock.next();
+    return { vts, vid: uuidString(makeVid(vts, kind === 'object' ? 'object' : 'marker')) };
+  }
+
+  nowMicros(): number {
+    return this.clock.nowMs() * 1000;
+  }
+
+  metaRowOf(
+    vid: string,
+    vts: number,
+    bucketId: string,
+    key: string,
+    meta: ObjectMeta,
+    checksums: Partial<Record<ChecksumAlgorithm, string>>,
+  ): VersionMetaRow {
+    const { parent, name } = splitKey(key);
+    return {
+      vid,
+      bucketId,
+      parent,
+      name,
+      vts,
+      contentType: meta.contentType,
+      contentEncoding: meta.contentEncoding,
+      contentLanguage: meta.contentLanguage,
+      contentDisposition: meta.contentDisposition,
+      cacheControl: meta.cacheControl,
+      expires: meta.expires,
+      userMeta: meta.userMeta ?? {},
+      tags: meta.tags ?? {},
+      acl: meta.acl,
+      checksums: checksums as Record<string, string>,
+    };
+  }
+
+  /** Steps 1-2 of the commit: manifest and references; undone (manifest dropped) if referencing fails. */
+  async writeManifest(vid: string, vts: number, spec: CommitSpec): Promise<void> {
+    const blocks = spec.blocks ?? [];
+    await this.ms.versions.writeManifest(
+      vid,
+      blocks,
+      this.metaRowOf(vid, vts, spec.bucket.bucketId, spec.key, spec.meta ?? { userMeta: {} }, spec.checksums ?? {}),
+    );
+    try {
+      if (blocks.length > 0) await this.blocks.addRefs(blockRefs(blocks), versionRef(vid));
+    } catch (e) {
+      await this.ms.versions.deleteManifest(vid).catch(() => undefined);
+      throw e;
+    }
+  }
+
+  /** Creates a version (object, delete marker or ghost); see the class comment for the protocol. */
+  async commit(spec: CommitSpec, manifestDone = false): Promise<VersionRow> {
+    const bucketId = spec.bucket.bucketId;
+    const { parent, name } = splitKey(spec.key);
+    const ids = spec.vid ? { vid: spec.vid, vts: vtsOfVid(uuidBytes(spec.vid)) } : this.newVid(spec.kind);
+    const row: VersionRow = {
+      bucketId,
+      parent,
+      name,
+      vts: ids.vts,
+      vid: ids.vid,
+      isNull: spec.isNull,
+      isDeleteMarker: spec.kind !== 'object',
+      isGhost: spec.kind === 'ghost',
+      size: spec.kind === 'object' ? (spec.size ?? 0) : 0,
+      etag: spec.kind === 'object' ? (spec.etag ?? '') : '',
+      lastModified: new Date(Math.floor(ids.vts / 1000)),
+      storageClass: spec.storageClass ?? 'STANDARD',
+      ownerId: spec.owner.id,
+      ownerName: spec.owner.displayName,
+      partCount: spec.partCount,
+    };
+    if (spec.kind === 'object' && !manifestDone) await this.writeManifest(row.vid, row.vts, spec);
+    if (spec.kind !== 'ghost') {
+      const folders = folderRowsOf(spec.key);
+      const at = row.lastModified;
+      await Promise.all([
+        this.ms.versionFolders.ensure(bucketId, folders, at),
+        spec.kind === 'object' ? this.ms.objectFolders.ensure(bucketId, folders, at) : undefined,
+      ]);
+    }
+    const statements = this.ms.versions.insertStatements(
+      row,
+      spec.kind === 'ghost' ? this.settings.ghostTtlSeconds : undefined,
+    );
+    statements.push(
+      spec.kind === 'object'
+        ? this.ms.objects.putStatement(bucketId, parent, name, indexEntryOf(row), row.vts)
+        : this.ms.objects.deleteStatement(bucketId, parent, name, row.vts),
+    );
+    // If this mutation times out it may still have been applied: the references stay (a leak the
+    // checker can find), never released while a visible version might use them.
+    await this.ms.applyPartitionMutation(statements);
+    await this.checkIndex(row).catch((err: unknown) =>
+      this.log.warn('index check after commit failed', { bucket: spec.bucket.name, key: spec.key, err: (err as Error).message }),
+    );
+    if (spec.isNull) {
+      await this.convergeNulls(spec.bucket, parent, name).catch((err: unknown) =>
+        this.log.warn('null version cleanup failed; the next write of the key retries it', {
+          bucket: spec.bucket.name,
+          key: spec.key,
+          err: (err as Error).message,
+        }),
+      );
+    }
+    return row;
+  }
+
+  /** Removes every null row of the key but the newest (their blocks released). */
+  async convergeNulls(bucket: BucketRow, parent: string, name: string): Promise<void> {
+    const rows = await this.ms.versions.nullRows(bucket.bucketId, parent, name);
+    for (const loc of rows.slice(1)) await this.removeVersion(bucket, loc, true);
+  }
+
+  /**
+   * Permanently removes one version row: the row first (it disappears), then its block references
+   * and manifest. The delete's timestamp exceeds the row's vts even if this clock lags the writer's.
+   * Idempotent: racing removers of the same row both succeed.
+   */
+  async removeVersion(bucket: BucketRow, loc: VersionLocator, isNull: boolean): Promise<VersionRow | undefined> {
+    const row = await this.ms.versions.get(loc);
+    const at = Math.max(this.nowMicros(), loc.vts + 1);
+    await this.ms.applyPartitionMutation(this.ms.versions.deleteStatements(loc, isNull, at));
+    if (!row || !row.isDeleteMarker) {
+      const blocks = await this.ms.versions.readBlocks(loc.vid);
+      if (blocks.length > 0) await this.blocks.releaseRefs(blockRefs(blocks), versionRef(loc.vid));
+      await this.ms.versions.deleteManifest(loc.vid);
+      if (row && row.size > 0)
+        this.usage.record({ bucketId: bucket.bucketId, bucket: bucket.name, kind: 'remove', bytes: -row.size });
+    }
+    return row;
+  }
+
+  /**
+   * After its mutation landed, a writer checks that the `objects` row still agrees with the newest
+   * version (one read when it shows our version or, for a marker, nothing). It can disagree only
+   * if a permanent delete of a newer version repaired the index while our mutation was in flight
+   * (the repair had to write above the deleted version's timestamp, hiding our write); the last
+   * writer to land then repairs it again, so the index converges.
+   */
+  private async checkIndex(row: VersionRow): Promise<void> {
+    const cur = await this.ms.objects.get(row.bucketId, row.parent, row.name);
+    if (row.isDeleteMarker ? !cur : cur?.entry.vid === row.vid) return;
+    const [newest] = await this.ms.versions.newest(row.bucketId, row.parent, row.name, 1);
+    if (agrees(newest, cur?.entry.vid)) return;
+    await this.reconcileIndex(row.bucketId, row.parent, row.name, Math.max(row.vts, cur?.writetime ?? 0));
+  }
+
+  /**
+   * Makes the `objects` row of a key agree with its newest version (after a permanent delete, or
+   * when a writer finds them disagreeing).
+   *
+   * Cassandra keeps the highest timestamp, so a plain write at the newest version's vts would lose
+   * to the cell or tombstone of a removed newer version: the repair writes at
+   * max(newest vts, floor + 1, current cell + 1), `floor` being the highest vts known to have
+   * touched the row, and re-reads until both agree. When the row stays absent (a tombstone above
+   * our write), the next attempt writes at a fresh vts, which is above every timestamp issued so
+   * far. A repair may thus hide a write still in flight; that writer's own check repairs again.
+   */
+  async reconcileIndex(bucketId: string, parent: string, name: string, floor: number): Promise<void> {
+    for (let attempt = 0; attempt < 10; attempt++) {
+      const [newest] = await this.ms.versions.newest(bucketId, parent, name, 1);
+      const cur = await this.ms.objects.get(bucketId, parent, name);
+      if (agrees(newest, cur?.entry.vid)) return;
+      let at: number;
+      if (newest && !newest.isDeleteMarker) {
+        at = Math.max(newest.vts, floor + 1, (cur?.writetime ?? 0) + 1);
+        if (attempt > 0 && !cur) at = Math.max(at, this.vclock.next());
+        await this.ms.objects.execute(this.ms.objects.putStatement(bucketId, parent, name, indexEntryOf(newest), at));
+      } else {
+        at = Math.max(cur!.writetime, newest?.vts ?? 0);
+        await this.ms.objects.execute(this.ms.objects.deleteStatement(bucketId, parent, name, at));
+      }
+      floor = Math.max(floor, at);
+    }
+    this.log.warn('index repair did not settle; the next write of the key repairs it', { bucketId, parent, name });
+  }
+
+  /** The newest row of a key (markers and ghosts included). */
+  async newest(bucketId: string, key: string): Promise<VersionRow | undefined> {
+    const { parent, name } = splitKey(key);
+    return (await this.ms.versions.newest(bucketId, parent, name, 1))[0];
+  }
+
+  /**
+   * The row a version id names: 'null' is the key's newest null row (not a ghost); other ids are
+   * decoded to (vts, vid) and read directly. InvalidArgument for ids that are not ours.
+   */
+  async findVersion(bucketId: string, key: string, versionId: string): Promise<VersionRow | undefined> {
+    const { parent, name } = splitKey(key);
+    if (versionId === NULL_VERSION_ID) {
+      const [loc] = await this.ms.versions.nullRows(bucketId, parent, name);
+      if (!loc) return undefined;
+      const row = await this.ms.versions.get(loc);
+      return row && !row.isGhost ? row : undefined;
+    }
+    const vid = decodeId(versionId);
+    if (!vid) throw invalidVersionId(versionId);
+    const row = await this.ms.versions.get({ bucketId, parent, name, vts: vtsOfVid(uuidBytes(vid)), vid });
+    return row && !row.isNull ? row : undefined;
+  }
+
+  versionIdOf(row: { isNull: boolean; vid: string }): string {
+    return row.isNull ? NULL_VERSION_ID : encodeId(row.vid);
+  }
+
+  toObjectVersion(
+    bucket: string,
+    key: string,
+    row: VersionRow,
+    isLatest: boolean,
+    meta?: VersionMetaRow,
+  ): ObjectVersion {
+    return {
+      bucket,
+      key,
+      versionId: this.versionIdOf(row),
+      isLatest,
+      isDeleteMarker: row.isDeleteMarker,
+      size: row.size,
+      etag: row.etag,
+      lastModified: row.lastModified,
+      storageClass: row.storageClass,
+      owner: { id: row.ownerId, displayName: row.ownerName },
+      meta: objectMetaOf(meta, row.storageClass),
+      checksums: (meta?.checksums ?? {}) as ObjectVersion['checksums'],
+      partCount: row.partCount,
+      manifestId: row.vid,
+    };
+  }
+
+  recordUsage(bucket: BucketRow, kind: 'store' | 'remove' | 'copy', bytes: number): void {
+    if (bytes !== 0) this.usage.record({ bucketId: bucket.bucketId, bucket: bucket.name, kind, bytes });
+  }
+}
