@@ -1,7 +1,7 @@
 import { ChildProcess, spawn } from 'child_process';
 import { resolve } from 'path';
 
-const root = resolve(__dirname, '../../..');
+const root = resolve(__dirname, '../..');
 export const APPS = ['gateway', 'scanner', 'scheduler', 'stats'] as const;
 export type AppName = (typeof APPS)[number];
 
@@ -26,6 +26,12 @@ export class AppProcess {
     this.child.stderr!.on('data', (d) => this.output.push(String(d)));
     this.exited = new Promise((res) => this.child!.once('exit', (code, signal) => res({ code, signal })));
     return this;
+  }
+
+  /** The exit code once the process has exited (signal name if killed), else undefined. */
+  get exitCode(): number | string | undefined {
+    if (!this.child) return undefined;
+    return this.child.exitCode ?? this.child.signalCode ?? undefined;
   }
 
   get pid(): number | undefined {

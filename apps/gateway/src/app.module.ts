@@ -1,17 +1,30 @@
 import { DynamicModule, Module } from '@nestjs/common';
+import { resolve } from 'path';
 import { ClockModule } from '@ostore/shared/clock';
 import { CassandraModule } from '@ostore/shared/cassandra';
 import { KafkaModule } from '@ostore/queue/data-access';
 import { JsonLogger, MetricsRegistry, ObservabilityModule } from '@ostore/shared/observability';
+import { BlockStorageModule } from '@ostore/storage/blocks';
+import { S3CoreModule } from '@ostore/s3/core';
+import { AdminController } from './admin/admin.controller';
+import { AdminTokenGuard } from './admin/admin.controller';
+import { BootstrapUser } from './admin/bootstrap-user';
 import { GatewayConfig } from './config/gateway.config';
 import { S3Module } from './s3/s3.module';
 
 @Module({})
 export class AppModule {
-  static register(
-    config: GatewayConfig,
-    deps: { logger: JsonLogger; metrics: MetricsRegistry },
-  ): DynamicModule {
+  static register(config: GatewayConfig, deps: { logger: JsonLogger; metrics: MetricsRegistry }): DynamicModule {
+    const blocks = BlockStorageModule.forRoot({
+      store: config.blocks.store,
+      fsRoot: resolve(config.blocks.dir),
+      cold: { fsRoot: resolve(config.blocks.coldDir) },
+      blockSize: config.blocks.blockSize,
+      inFlightTtlSeconds: config.blocks.inFlightTtlSeconds,
+      gcGraceMs: config.blocks.gcGraceMs,
+      gcIntervalMs: config.blocks.gcIntervalMs,
+    });
+    const core = S3CoreModule.forRoot({ imports: [blocks] });
     return {
       module: AppModule,
       imports: [
@@ -19,8 +32,11 @@ export class AppModule {
         ClockModule,
         CassandraModule.forRoot(config.cassandra),
         KafkaModule.forRoot(config.kafka),
-        S3Module.register(config),
+        core,
+        S3Module.register(config, core),
       ],
+      controllers: [AdminController],
+      providers: [AdminTokenGuard, BootstrapUser],
     };
   }
 }

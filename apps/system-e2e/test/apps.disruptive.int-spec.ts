@@ -1,5 +1,4 @@
-import { AppName, AppProcess, APPS } from '../src/app-process';
-import { appEnv, freshCluster, freshKeyspace, waitFor } from '@ostore/testing';
+import { AppName, AppProcess, APPS, appEnv, freshCluster, freshKeyspace, waitFor } from '@ostore/testing';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const stack = require('../../../tools/stack/index.cjs');
@@ -69,7 +68,7 @@ describe('the four apps against the real stack', () => {
         waitFor(`${app} unready`, async () => ((await readyStatus(app)) === 503 ? true : undefined), 60000),
       ),
     );
-    const report = await (await fetch(`http://127.0.0.1:${ports.scanner}/health/ready`)).json();
+    const report = (await (await fetch(`http://127.0.0.1:${ports.scanner}/health/ready`)).json()) as { checks: Record<string, { ok: boolean }> };
     expect(report.checks.cassandra.ok).toBe(false);
     expect(report.checks.kafka.ok).toBe(true);
 

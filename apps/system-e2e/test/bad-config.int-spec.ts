@@ -1,4 +1,4 @@
-import { AppProcess, APPS } from '../src/app-process';
+import { AppProcess, APPS } from '@ostore/testing';
 
 describe('an app with a bad configuration', () => {
   it.each(APPS)('%s exits non-zero naming every bad variable', async (app) => {

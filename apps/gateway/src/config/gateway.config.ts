@@ -1,21 +1,83 @@
-import { envVar, parseEnv } from '@ostore/shared/config';
+import { envVar, parseEnv, z } from '@ostore/shared/config';
 import { BaseConfig, baseEnvSchema, toBaseConfig } from '@ostore/shared/runtime';
 
-const schema = baseEnvSchema.extend({
-  MANAGEMENT_PORT: envVar.port(9100),
-  S3_HOST: envVar.string('0.0.0.0'),
-  S3_PORT: envVar.port(9000),
-});
+const schema = baseEnvSchema
+  .extend({
+    MANAGEMENT_PORT: envVar.port(9100),
+    S3_HOST: envVar.string('0.0.0.0'),
+    S3_PORT: envVar.port(9000),
+    S3_REGION: envVar.string('us-east-1'),
+    /** Host names of the service: `<bucket>.<domain>` is virtual-host addressing. */
+    S3_DOMAINS: envVar.list('localhost,s3.local'),
+    S3_MAX_CLOCK_SKEW_SECONDS: envVar.int(900, 1, 86400),
+    S3_AUTH_CACHE_MS: envVar.int(5000, 0, 600000),
+    /** A user + key created at start if missing (local development, first admin). */
+    S3_BOOTSTRAP_USER: z.string().regex(/^[A-Za-z0-9._@-]{1,64}$/, 'must be 1-64 of A-Z a-z 0-9 . _ @ -').optional(),
+    S3_BOOTSTRAP_ACCESS_KEY_ID: z.string().regex(/^[A-Za-z0-9]{16,128}$/, 'must be 16-128 letters or digits').optional(),
+    S3_BOOTSTRAP_SECRET_ACCESS_KEY: z.string().min(16, 'must be at least 16 characters').optional(),
+    /** Bearer token of the admin HTTP API on the management port; the API is off without it. */
+    ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+    BLOCK_STORE: z.enum(['fs', 'cassandra']).default('fs'),
+    BLOCK_STORE_DIR: envVar.string('.stack/blocks'),
+    BLOCK_SIZE_BYTES: envVar.int(8 * 1024 * 1024, 64 * 1024, 64 * 1024 * 1024),
+    BLOCK_COLD_DIR: envVar.string('.stack/blocks-cold'),
+    BLOCK_GC_INTERVAL_SECONDS: envVar.int(60, 1, 86400),
+    /** In-flight blocks carry a status TTL: an upload must finish within it. */
+    BLOCK_IN_FLIGHT_TTL_SECONDS: envVar.int(3600, 1, 7 * 86400),
+    /** Age after which uncommitted blocks are reclaimed (default: the in-flight TTL). */
+    BLOCK_GC_GRACE_SECONDS: z.coerce.number().int().min(1).max(7 * 86400).optional(),
+  })
+  .superRefine((env, ctx) => {
+    const set = [env.S3_BOOTSTRAP_USER, env.S3_BOOTSTRAP_ACCESS_KEY_ID, env.S3_BOOTSTRAP_SECRET_ACCESS_KEY].filter((v) => v !== undefined).length;
+    if (set !== 0 && set !== 3) {
+      ctx.addIssue({
+        code: z.ZodIssueCode.custom,
+        path: ['S3_BOOTSTRAP_USER'],
+        message: 'S3_BOOTSTRAP_USER, S3_BOOTSTRAP_ACCESS_KEY_ID and S3_BOOTSTRAP_SECRET_ACCESS_KEY go together',
+      });
+    }
+  });
 
 /** The gateway's configuration, validated once at boot. */
 export interface GatewayConfig extends BaseConfig {
-  s3: { host: string; port: number };
+  s3: {
+    host: string;
+    port: number;
+    region: string;
+    domains: string[];
+    maxClockSkewMs: number;
+    authCacheMs: number;
+    bootstrap?: { user: string; accessKeyId: string; secretAccessKey: string };
+  };
+  adminToken?: string;
+  blocks: { store: 'fs' | 'cassandra'; dir: string; coldDir: string; blockSize: number; gcIntervalMs: number; inFlightTtlSeconds: number; gcGraceMs: number };
 }
 
 export function loadGatewayConfig(env: Record<string, string | undefined> = process.env): GatewayConfig {
   const parsed = parseEnv(schema, env);
   return {
     ...toBaseConfig('gateway', parsed, parsed.MANAGEMENT_PORT),
-    s3: { host: parsed.S3_HOST, port: parsed.S3_PORT },
+    s3: {
+      host: parsed.S3_HOST,
+      port: parsed.S3_PORT,
+      region: parsed.S3_REGION,
+      domains: parsed.S3_DOMAINS.map((d) => d.toLowerCase()),
+      maxClockSkewMs: parsed.S3_MAX_CLOCK_SKEW_SECONDS * 1000,
+      authCacheMs: parsed.S3_AUTH_CACHE_MS,
+      bootstrap:
+        parsed.S3_BOOTSTRAP_USER && parsed.S3_BOOTSTRAP_ACCESS_KEY_ID && parsed.S3_BOOTSTRAP_SECRET_ACCESS_KEY
+          ? { user: parsed.S3_BOOTSTRAP_USER, accessKeyId: parsed.S3_BOOTSTRAP_ACCESS_KEY_ID, secretAccessKey: parsed.S3_BOOTSTRAP_SECRET_ACCESS_KEY }
+          : undefined,
+    },
+    adminToken: parsed.ADMIN_TOKEN,
+    blocks: {
+      store: parsed.BLOCK_STORE,
+      dir: parsed.BLOCK_STORE_DIR,
+      coldDir: parsed.BLOCK_COLD_DIR,
+      blockSize: parsed.BLOCK_SIZE_BYTES,
+      gcIntervalMs: parsed.BLOCK_GC_INTERVAL_SECONDS * 1000,
+      inFlightTtlSeconds: parsed.BLOCK_IN_FLIGHT_TTL_SECONDS,
+      gcGraceMs: (parsed.BLOCK_GC_GRACE_SECONDS ?? parsed.BLOCK_IN_FLIGHT_TTL_SECONDS) * 1000,
+    },
   };
 }

@@ -1,34 +1,54 @@
 import { createServer, IncomingMessage, Server, ServerResponse } from 'http';
 import { randomBytes } from 'crypto';
 import { BeforeApplicationShutdown, Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
-import { JsonLogger, MetricsRegistry } from '@ostore/shared/observability';
-import { GATEWAY_CONFIG } from './tokens';
+import { parseQueryString, S3Error } from '@ostore/s3/protocol';
+import { ContextLogger, JsonLogger, MetricsRegistry } from '@ostore/shared/observability';
 import type { GatewayConfig } from '../config/gateway.config';
+import { AccessControl } from './access';
+import { resolveAddressing } from './addressing';
+import { Authenticator } from './authenticator';
+import { errorBody, toS3Error } from './error-response';
+import { resolveOperation, unconfiguredSubresource } from './operations';
+import { S3_HANDLERS, S3Handler } from './s3-handler';
+import { S3Request } from './s3-request';
+import { GATEWAY_CONFIG } from './tokens';
 
 /**
- * The S3 HTTP listener. On shutdown it stops accepting connections and waits for in-flight
- * requests (bounded by the app's shutdown deadline).
+ * The S3 HTTP endpoint: addressing, authentication, operation routing, access control, one
+ * handler per operation, and S3 XML errors with `x-amz-request-id` on every response.
+ * On shutdown it stops accepting connections and lets in-flight requests finish (bounded by the
+ * app's shutdown deadline).
  */
 @Injectable()
 export class S3Server implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private server?: Server;
-  private readonly log;
+  private readonly log: ContextLogger;
+  private readonly handlers: Map<string, S3Handler>;
   private readonly requests;
+  private readonly duration;
+  private readonly bytesIn;
+  private readonly bytesOut;
+  private readonly inflight;
 
   constructor(
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
+    @Inject(S3_HANDLERS) handlers: S3Handler[],
+    private readonly auth: Authenticator,
+    private readonly access: AccessControl,
     logger: JsonLogger,
     metrics: MetricsRegistry,
   ) {
     this.log = logger.forContext(S3Server.name);
-    this.requests = metrics.counter('ostore_s3_requests_total', 'S3 requests by operation and status', [
-      'operation',
-      'status',
-    ]);
+    this.handlers = new Map(handlers.map((h) => [h.operation, h]));
+    this.requests = metrics.counter('ostore_s3_requests_total', 'S3 requests by operation and HTTP status', ['operation', 'status']);
+    this.duration = metrics.histogram('ostore_s3_request_duration_seconds', 'S3 request latency until the response ends', ['operation']);
+    this.bytesIn = metrics.counter('ostore_s3_received_bytes_total', 'Body bytes received from S3 clients', ['operation']);
+    this.bytesOut = metrics.counter('ostore_s3_sent_bytes_total', 'Bytes sent to S3 clients', ['operation']);
+    this.inflight = metrics.gauge('ostore_s3_inflight_requests', 'S3 requests being served');
   }
 
   async onApplicationBootstrap(): Promise<void> {
-    this.server = createServer((req, res) => this.handle(req, res));
+    this.server = createServer({ requestTimeout: 0, headersTimeout: 60_000 }, (req, res) => void this.handle(req, res));
     this.server.keepAliveTimeout = 65_000;
     await new Promise<void>((resolve, reject) => {
       this.server!.once('error', reject);
@@ -47,25 +67,88 @@ export class S3Server implements OnApplicationBootstrap, BeforeApplicationShutdo
     this.log.info('S3 endpoint closed');
   }
 
-  private handle(req: IncomingMessage, res: ServerResponse): void {
+  private async handle(raw: IncomingMessage, res: ServerResponse): Promise<void> {
+    const started = process.hrtime.bigint();
     const requestId = randomBytes(8).toString('hex').toUpperCase();
-    const body =
-      '<?xml version="1.0" encoding="UTF-8"?>\n' +
-      `<Error><Code>NotImplemented</Code><Message>A header you provided implies functionality that is not implemented</Message><Resource>${escapeXml(req.url ?? '/')}</Resource><RequestId>${requestId}</RequestId></Error>`;
-    req.resume();
-    res.writeHead(501, {
-      'Content-Type': 'application/xml',
-      'x-amz-request-id': requestId,
-      'Content-Length': Buffer.byteLength(body),
+    const url = raw.url ?? '/';
+    const q = url.indexOf('?');
+    const rawPath = q < 0 ? url : url.slice(0, q);
+    let req: S3Request;
+    try {
+      const where = resolveAddressing(raw.headers.host, rawPath, this.config.s3.domains);
+      req = new S3Request(raw, res, requestId, raw.method ?? 'GET', rawPath, parseQueryString(q < 0 ? '' : url.slice(q + 1)), where.bucket, where.key, where.addressing);
+    } catch (e) {
+      req = new S3Request(raw, res, requestId, raw.method ?? 'GET', rawPath, [], undefined, undefined, 'path');
+      this.fail(req, e);
+      return;
+    }
+    this.inflight.inc();
+    // Bytes read from the socket (headers included); a 'data' listener here would start the body flowing too early.
+    const socketReadAtStart = raw.socket.bytesRead;
+    res.once('close', () => {
+      this.inflight.dec();
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      this.requests.inc({ operation: req.operation, status: String(res.statusCode) });
+      this.duration.observe({ operation: req.operation }, seconds);
+      this.bytesIn.inc({ operation: req.operation }, Math.max(0, raw.socket.bytesRead - socketReadAtStart));
+      const sent = Number(res.getHeader('content-length') ?? 0);
+      if (res.writableFinished && sent) this.bytesOut.inc({ operation: req.operation }, sent);
+      if (!res.writableFinished) this.log.warn('client went away before the response ended', { requestId, operation: req.operation });
     });
-    res.end(body);
-    this.requests.inc({ operation: 'unknown', status: '501' });
-  }
-}
 
-function escapeXml(s: string): string {
-  return s.replace(
-    /[<>&'"]/g,
-    (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', "'": '&apos;', '"': '&quot;' })[c]!,
-  );
+    try {
+      const operation = resolveOperation(req);
+      req.operation = operation;
+      if (operation === 'MethodNotAllowed') {
+        throw new S3Error('MethodNotAllowed', 'The specified method is not allowed against this resource.', {
+          extra: { Method: req.method, ResourceType: req.key !== undefined ? 'OBJECT' : req.bucket ? 'BUCKET' : 'SERVICE' },
+        });
+      }
+      await this.auth.authenticate(req);
+      if (operation.startsWith('NotImplemented:')) {
+        throw new S3Error('NotImplemented', 'A header you provided implies functionality that is not implemented');
+      }
+      if (operation === 'GetUnconfiguredBucketSubresource') {
+        await this.access.authorize(req, 'bucket-owner');
+        const [code, message] = unconfiguredSubresource(req)!;
+        throw S3Error.fromCode(code, message, { httpStatus: 404, extra: { BucketName: req.bucket! } });
+      }
+      const handler = this.handlers.get(operation);
+      if (!handler) throw new S3Error('NotImplemented', `${operation} is not implemented`);
+      await this.access.authorize(req, handler.access);
+      await handler.handle(req);
+    } catch (e) {
+      this.fail(req, e);
+    }
+  }
+
+  private fail(req: S3Request, e: unknown): void {
+    const err = toS3Error(e);
+    if (err.httpStatus >= 500) {
+      this.log.error('request failed', { requestId: req.requestId, operation: req.operation, err: (err.cause as Error) ?? err });
+    }
+    const res = req.res;
+    if (res.headersSent) {
+      // Mid-stream failure: the only honest signal left is to cut the connection.
+      res.destroy(err);
+      return;
+    }
+    const bodyUnread = !req.raw.readableEnded;
+    const body = req.method === 'HEAD' || err.httpStatus === 304 ? undefined : Buffer.from(errorBody(err, req.resource, req.requestId));
+    const headers: Record<string, string | number> = {
+      'x-amz-request-id': req.requestId,
+      'x-amz-id-2': req.requestId,
+      Server: 'OStore',
+      ...err.headers,
+    };
+    if (body) {
+      headers['Content-Type'] = 'application/xml';
+      headers['Content-Length'] = body.length;
+    }
+    // An unread request body would be misread as the next request: close the connection instead.
+    if (bodyUnread) headers['Connection'] = 'close';
+    res.writeHead(err.httpStatus, headers);
+    res.end(body);
+    if (bodyUnread) req.raw.resume();
+  }
 }

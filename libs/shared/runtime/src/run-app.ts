@@ -38,7 +38,6 @@ export async function runApp(options: RunAppOptions): Promise<INestApplication> 
 
   const app = await NestFactory.create(options.module({ logger, metrics }), {
     logger,
-    bodyParser: false,
     abortOnError: false,
   });
   let shuttingDown = false;

@@ -1,0 +1,116 @@
+/**
+ * `npm run admin -- <command>`: manage users and access keys through a gateway's admin API.
+ *
+ *   user create <id> [--display-name NAME] [--access-key-id ID --secret-access-key SECRET]
+ *   user list
+ *   user disable <id> | user enable <id>
+ *   key create <userId> [--access-key-id ID --secret-access-key SECRET]
+ *   key list <userId>
+ *   key disable <accessKeyId> | key enable <accessKeyId>
+ *
+ * Environment: OSTORE_ADMIN_URL (default http://127.0.0.1:9100), ADMIN_TOKEN.
+ * Secrets are printed once, by the command that creates them.
+ */
+import { exitOnConfigError } from '@ostore/shared/config';
+import { loadAdminCliConfig } from '../config/admin-cli.config';
+
+export const USAGE = `usage:
+  user create <id> [--display-name NAME] [--access-key-id ID --secret-access-key SECRET]
+  user list
+  user disable <id>
+  user enable <id>
+  key create <userId> [--access-key-id ID --secret-access-key SECRET]
+  key list <userId>
+  key disable <accessKeyId>
+  key enable <accessKeyId>`;
+
+export interface CliRequest {
+  method: 'GET' | 'POST';
+  path: string;
+  body?: Record<string, string>;
+}
+
+/** Turns arguments into one admin API call, or throws with a precise message. */
+export function parseAdminArgs(argv: string[]): CliRequest {
+  const positional: string[] = [];
+  const flags: Record<string, string> = {};
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a.startsWith('--')) {
+      const name = a.slice(2);
+      if (!['display-name', 'access-key-id', 'secret-access-key'].includes(name)) throw new Error(`unknown option --${name}`);
+      const value = argv[++i];
+      if (value === undefined || value.startsWith('--')) throw new Error(`option --${name} needs a value`);
+      flags[name] = value;
+    } else positional.push(a);
+  }
+  const [noun, verb, arg, ...extra] = positional;
+  if (extra.length) throw new Error(`unexpected argument "${extra[0]}"`);
+  const need = (what: string) => {
+    if (!arg) throw new Error(`${noun} ${verb} needs <${what}>`);
+    return encodeURIComponent(arg);
+  };
+  if ((flags['access-key-id'] === undefined) !== (flags['secret-access-key'] === undefined)) {
+    throw new Error('--access-key-id and --secret-access-key go together');
+  }
+  const keyPair: Record<string, string> = flags['access-key-id'] ? { accessKeyId: flags['access-key-id'], secretAccessKey: flags['secret-access-key'] } : {};
+  switch (`${noun} ${verb}`) {
+    case 'user create':
+      need('id');
+      return { method: 'POST', path: '/admin/users', body: { id: arg, displayName: flags['display-name'] ?? arg, ...keyPair } };
+    case 'user list':
+      return { method: 'GET', path: '/admin/users' };
+    case 'user disable':
+    case 'user enable':
+      return { method: 'POST', path: `/admin/users/${need('id')}/${verb}` };
+    case 'key create':
+      return { method: 'POST', path: `/admin/users/${need('userId')}/keys`, body: keyPair };
+    case 'key list':
+      return { method: 'GET', path: `/admin/users/${need('userId')}/keys` };
+    case 'key disable':
+    case 'key enable':
+      return { method: 'POST', path: `/admin/keys/${need('accessKeyId')}/${verb}` };
+    default:
+      throw new Error(noun ? `unknown command "${positional.join(' ')}"` : 'no command given');
+  }
+}
+
+async function main(): Promise<void> {
+  let request: CliRequest;
+  try {
+    request = parseAdminArgs(process.argv.slice(2));
+  } catch (e) {
+    process.stderr.write(`admin: ${(e as Error).message}\n${USAGE}\n`);
+    process.exit(2);
+  }
+  let config;
+  try {
+    config = loadAdminCliConfig();
+  } catch (e) {
+    exitOnConfigError(e);
+  }
+  const res = await fetch(`${config.url}${request.path}`, {
+    method: request.method,
+    headers: { Authorization: `Bearer ${config.token}`, 'Content-Type': 'application/json' },
+    body: request.body ? JSON.stringify(request.body) : undefined,
+  });
+  const text = await res.text();
+  if (!res.ok) {
+    let message = text;
+    try {
+      message = (JSON.parse(text) as { message?: string }).message ?? text;
+    } catch {
+      /* not JSON */
+    }
+    process.stderr.write(`admin: ${res.status} ${message}\n`);
+    process.exit(1);
+  }
+  process.stdout.write(text ? `${JSON.stringify(JSON.parse(text), null, 2)}\n` : 'ok\n');
+}
+
+if (require.main === module) {
+  main().catch((e) => {
+    process.stderr.write(`admin: ${(e as Error).message}\n`);
+    process.exit(1);
+  });
+}

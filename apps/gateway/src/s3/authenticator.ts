@@ -1,0 +1,103 @@
+import { Inject, Injectable } from '@nestjs/common';
+import {
+  createChunkedDecoder,
+  parseSigV4,
+  S3Error,
+  SigV4Request,
+  STREAMING_SIGNED_PAYLOAD,
+  STREAMING_SIGNED_PAYLOAD_TRAILER,
+  STREAMING_UNSIGNED_PAYLOAD_TRAILER,
+  UNSIGNED_PAYLOAD,
+  verifySigV4,
+} from '@ostore/s3/protocol';
+import { Clock } from '@ostore/shared/clock';
+import { UsersService, AccessKey, User } from '@ostore/s3/core';
+import { USERS_SERVICE } from './services';
+import { GATEWAY_CONFIG } from './tokens';
+import type { GatewayConfig } from '../config/gateway.config';
+import { PayloadHashVerifier } from './payload-hash';
+import type { S3Request } from './s3-request';
+
+interface CachedKey {
+  found?: { key: AccessKey; user: User };
+  until: number;
+}
+
+/**
+ * Authenticates a request (SigV4 in headers or presigned query; anonymous when unsigned) and
+ * sets up its body: aws-chunked bodies are decoded and their chunk signatures verified; plain
+ * bodies with a signed SHA-256 are checked against it before the handler commits anything.
+ *
+ * Access keys are cached for `authCacheMs` so the hot path makes no Cassandra read per request;
+ * a disabled key stops working within that time.
+ */
+@Injectable()
+export class Authenticator {
+  private readonly cache = new Map<string, CachedKey>();
+
+  constructor(
+    @Inject(USERS_SERVICE) private readonly users: UsersService,
+    private readonly clock: Clock,
+    @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
+  ) {}
+
+  async authenticate(req: S3Request): Promise<void> {
+    const signed: SigV4Request = { method: req.method, rawPath: req.rawPath, query: req.queryPairs, headers: req.headers };
+    const parsed = parseSigV4(signed);
+    if (!parsed) {
+      req.body = req.raw;
+      return;
+    }
+    const found = await this.lookup(parsed.accessKeyId);
+    if (!found || found.key.disabled) {
+      throw new S3Error('InvalidAccessKeyId', 'The AWS Access Key Id you provided does not exist in our records.', {
+        extra: { AWSAccessKeyId: parsed.accessKeyId },
+      });
+    }
+    if (found.user.disabled) throw new S3Error('AccessDenied', 'Access Denied: the user is disabled');
+    const verified = verifySigV4(parsed, signed, found.key.secretAccessKey, this.clock.now(), {
+      maxSkewMs: this.config.s3.maxClockSkewMs,
+    });
+    req.principal = {
+      kind: 'user',
+      owner: { id: found.user.id, displayName: found.user.displayName },
+      accessKeyId: found.key.accessKeyId,
+    };
+
+    const payload = parsed.payloadHash;
+    if (payload === STREAMING_SIGNED_PAYLOAD || payload === STREAMING_SIGNED_PAYLOAD_TRAILER || payload === STREAMING_UNSIGNED_PAYLOAD_TRAILER) {
+      const decodedHeader = req.header('x-amz-decoded-content-length');
+      const decodedLength = decodedHeader === undefined ? undefined : Number(decodedHeader);
+      if (decodedHeader !== undefined && (!Number.isSafeInteger(decodedLength) || decodedLength! < 0)) {
+        throw new S3Error('InvalidArgument', 'x-amz-decoded-content-length must be a non-negative integer');
+      }
+      const trailerHeader = req.header('x-amz-trailer');
+      const decoder = createChunkedDecoder({
+        mode: payload,
+        signing: payload === STREAMING_UNSIGNED_PAYLOAD_TRAILER ? undefined : verified,
+        decodedContentLength: decodedLength,
+        expectedTrailers: trailerHeader ? trailerHeader.split(',').map((t) => t.trim().toLowerCase()).filter(Boolean) : undefined,
+      });
+      req.raw.on('error', (e) => decoder.destroy(e));
+      req.body = req.raw.pipe(decoder);
+      req.trailers = () => decoder.trailers;
+      req.decodedLength = decodedLength;
+    } else if (payload !== UNSIGNED_PAYLOAD && /^[0-9a-f]{64}$/i.test(payload)) {
+      const verifier = new PayloadHashVerifier(payload);
+      req.raw.on('error', (e) => verifier.destroy(e));
+      req.body = req.raw.pipe(verifier);
+    } else {
+      req.body = req.raw;
+    }
+  }
+
+  private async lookup(accessKeyId: string): Promise<{ key: AccessKey; user: User } | undefined> {
+    const now = Date.now();
+    const hit = this.cache.get(accessKeyId);
+    if (hit && hit.until > now) return hit.found;
+    const found = await this.users.findAccessKey(accessKeyId);
+    if (this.cache.size > 10_000) this.cache.clear();
+    this.cache.set(accessKeyId, { found, until: now + this.config.s3.authCacheMs });
+    return found;
+  }
+}

@@ -1,0 +1,30 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { parseCreateBucketConfiguration, validateBucketName } from '@ostore/s3/protocol';
+import type { BucketsService } from '@ostore/s3/core';
+import { BUCKETS_SERVICE } from '../../services';
+import { GATEWAY_CONFIG } from '../../tokens';
+import type { GatewayConfig } from '../../../config/gateway.config';
+import { cannedAclOf } from '../../object-http';
+import { readSmallBody, sendEmpty } from '../../responses';
+import type { S3Handler } from '../../s3-handler';
+import type { S3Request } from '../../s3-request';
+
+@Injectable()
+export class CreateBucketHandler implements S3Handler {
+  readonly operation = 'CreateBucket';
+  readonly access = 'authenticated' as const;
+
+  constructor(
+    @Inject(BUCKETS_SERVICE) private readonly buckets: BucketsService,
+    @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
+  ) {}
+
+  async handle(req: S3Request): Promise<void> {
+    validateBucketName(req.bucket!);
+    const acl = cannedAclOf(req) ?? 'private';
+    const body = await readSmallBody(req);
+    const location = body.length ? parseCreateBucketConfiguration(body.toString('utf8')).locationConstraint ?? '' : '';
+    await this.buckets.create({ name: req.bucket!, owner: req.owner!, location: location || this.config.s3.region, acl });
+    sendEmpty(req, 200, { Location: `/${req.bucket}` });
+  }
+}

@@ -1,0 +1,33 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { parseCompleteMultipartUpload, toXml } from '@ostore/s3/protocol';
+import type { MultipartService } from '@ostore/s3/core';
+import { MULTIPART_SERVICE } from '../../services';
+import { readSmallBody, sendXml } from '../../responses';
+import type { S3Handler } from '../../s3-handler';
+import type { S3Request } from '../../s3-request';
+
+@Injectable()
+export class CompleteMultipartUploadHandler implements S3Handler {
+  readonly operation = 'CompleteMultipartUpload';
+  readonly access = 'bucket-write' as const;
+
+  constructor(@Inject(MULTIPART_SERVICE) private readonly multipart: MultipartService) {}
+
+  async handle(req: S3Request): Promise<void> {
+    const parts = parseCompleteMultipartUpload((await readSmallBody(req, 4 * 1024 * 1024)).toString('utf8'));
+    const result = await this.multipart.complete({ bucket: req.bucket!, key: req.key!, uploadId: req.query('uploadId')!, parts });
+    const host = req.header('host') ?? 'localhost';
+    sendXml(
+      req,
+      200,
+      toXml('CompleteMultipartUploadResult', {
+        Location: `http://${host}/${req.bucket}/${encodeURI(req.key!)}`,
+        Bucket: req.bucket!,
+        Key: req.key!,
+        ETag: result.etag,
+        ...Object.fromEntries(Object.entries(result.checksums).map(([alg, v]) => [`Checksum${alg}`, v])),
+      }),
+      { 'x-amz-version-id': req.bucketInfo!.versioning !== 'Unversioned' ? result.versionId : undefined },
+    );
+  }
+}

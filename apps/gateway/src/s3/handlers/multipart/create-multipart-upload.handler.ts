@@ -1,0 +1,35 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { S3Error, toXml, validateObjectKey } from '@ostore/s3/protocol';
+import type { ChecksumAlgorithm, MultipartService } from '@ostore/s3/core';
+import { MULTIPART_SERVICE } from '../../services';
+import { CHECKSUM_ALGORITHMS, metaFromHeaders } from '../../object-http';
+import { readSmallBody, sendXml } from '../../responses';
+import type { S3Handler } from '../../s3-handler';
+import type { S3Request } from '../../s3-request';
+
+@Injectable()
+export class CreateMultipartUploadHandler implements S3Handler {
+  readonly operation = 'CreateMultipartUpload';
+  readonly access = 'bucket-write' as const;
+
+  constructor(@Inject(MULTIPART_SERVICE) private readonly multipart: MultipartService) {}
+
+  async handle(req: S3Request): Promise<void> {
+    validateObjectKey(req.key!);
+    await readSmallBody(req, 0);
+    const alg = req.header('x-amz-checksum-algorithm')?.toUpperCase();
+    if (alg !== undefined && !CHECKSUM_ALGORITHMS.includes(alg as ChecksumAlgorithm)) {
+      throw new S3Error('InvalidRequest', `Checksum algorithm provided is unsupported: ${alg}`);
+    }
+    const upload = await this.multipart.create({
+      bucket: req.bucket!,
+      key: req.key!,
+      owner: req.owner ?? req.bucketInfo!.owner,
+      meta: metaFromHeaders(req),
+      checksumAlgorithm: alg as ChecksumAlgorithm | undefined,
+    });
+    sendXml(req, 200, toXml('InitiateMultipartUploadResult', { Bucket: req.bucket!, Key: req.key!, UploadId: upload.uploadId }), {
+      'x-amz-checksum-algorithm': alg,
+    });
+  }
+}

@@ -1,0 +1,46 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { validateObjectKey } from '@ostore/s3/protocol';
+import type { ObjectsService } from '@ostore/s3/core';
+import { OBJECTS_SERVICE } from '../../services';
+import { announcedLength, bodyVerifier, contentMd5Of, metaFromHeaders, requestedChecksums } from '../../object-http';
+import { sendEmpty } from '../../responses';
+import type { S3Handler } from '../../s3-handler';
+import type { S3Request } from '../../s3-request';
+
+/**
+ * PutObject: the body streams into blocks; size, Content-MD5 and checksums (header or aws-chunked
+ * trailer) are verified before the version becomes visible, so a bad upload stores nothing.
+ */
+@Injectable()
+export class PutObjectHandler implements S3Handler {
+  readonly operation = 'PutObject';
+  readonly access = 'bucket-write' as const;
+
+  constructor(@Inject(OBJECTS_SERVICE) private readonly objects: ObjectsService) {}
+
+  async handle(req: S3Request): Promise<void> {
+    validateObjectKey(req.key!);
+    const size = announcedLength(req);
+    const md5 = contentMd5Of(req);
+    const checksums = requestedChecksums(req);
+    const meta = metaFromHeaders(req);
+    const result = await this.objects.put({
+      bucket: req.bucket!,
+      key: req.key!,
+      owner: req.owner ?? req.bucketInfo!.owner,
+      body: req.body,
+      meta,
+      checksumAlgorithms: checksums.algorithms,
+      verify: bodyVerifier(req, size, md5, checksums),
+      ifNoneMatch: req.header('if-none-match'),
+      ifMatch: req.header('if-match'),
+    });
+    const headers: Record<string, string> = { ETag: result.etag };
+    if (req.bucketInfo!.versioning !== 'Unversioned') headers['x-amz-version-id'] = result.versionId;
+    for (const alg of checksums.algorithms) {
+      const v = result.checksums[alg];
+      if (v) headers[`x-amz-checksum-${alg.toLowerCase()}`] = v;
+    }
+    sendEmpty(req, 200, headers);
+  }
+}

@@ -1,0 +1,156 @@
+import { S3Error, httpDate, validateStorageClass, parseTaggingHeader } from '@ostore/s3/protocol';
+import type { CannedAcl, ChecksumAlgorithm, ObjectMeta, ObjectVersion } from '@ostore/s3/core';
+import type { S3Request } from './s3-request';
+
+export const CHECKSUM_ALGORITHMS: ChecksumAlgorithm[] = ['CRC32', 'CRC32C', 'SHA1', 'SHA256'];
+const CANNED_ACLS: CannedAcl[] = ['private', 'public-read', 'public-read-write', 'authenticated-read'];
+
+/** The canned ACL of `x-amz-acl`, or undefined; anything else is InvalidArgument. */
+export function cannedAclOf(req: S3Request): CannedAcl | undefined {
+  const acl = req.header('x-amz-acl');
+  if (acl === undefined) return undefined;
+  if (!CANNED_ACLS.includes(acl as CannedAcl)) throw new S3Error('InvalidArgument', `Invalid canned ACL: ${acl}`, { extra: { ArgumentName: 'x-amz-acl', ArgumentValue: acl } });
+  if (Object.keys(req.headers).some((h) => h.startsWith('x-amz-grant-'))) {
+    throw new S3Error('InvalidRequest', 'Specifying both Canned ACLs and Header Grants is not allowed');
+  }
+  return acl as CannedAcl;
+}
+
+/** Object metadata from request headers (PUT, CreateMultipartUpload, CopyObject with REPLACE). */
+export function metaFromHeaders(req: S3Request): ObjectMeta {
+  const userMeta: Record<string, string> = {};
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (name.startsWith('x-amz-meta-') && value !== undefined) userMeta[name.slice('x-amz-meta-'.length)] = Array.isArray(value) ? value.join(',') : value;
+  }
+  let size = 0;
+  for (const [k, v] of Object.entries(userMeta)) size += Buffer.byteLength(k) + Buffer.byteLength(v);
+  if (size > 2048) throw new S3Error('MetadataTooLarge', 'Your metadata headers exceed the maximum allowed metadata size', { extra: { Size: String(size), MaxSizeAllowed: '2048' } });
+  const storageClass = req.header('x-amz-storage-class');
+  if (storageClass !== undefined) validateStorageClass(storageClass);
+  const tagging = req.header('x-amz-tagging');
+  return {
+    contentType: req.header('content-type'),
+    contentEncoding: stripAwsChunked(req.header('content-encoding')),
+    contentLanguage: req.header('content-language'),
+    contentDisposition: req.header('content-disposition'),
+    cacheControl: req.header('cache-control'),
+    expires: req.header('expires'),
+    userMeta,
+    storageClass: storageClass ?? 'STANDARD',
+    acl: cannedAclOf(req),
+    tags: tagging === undefined ? undefined : parseTaggingHeader(tagging),
+  };
+}
+
+/** aws-chunked is a transfer detail, not the object's encoding. */
+function stripAwsChunked(encoding: string | undefined): string | undefined {
+  if (encoding === undefined) return undefined;
+  const rest = encoding
+    .split(',')
+    .map((e) => e.trim())
+    .filter((e) => e && e !== 'aws-chunked');
+  return rest.length ? rest.join(',') : undefined;
+}
+
+/** Headers that describe a version on GET and HEAD. */
+export function versionHeaders(req: S3Request, v: ObjectVersion, versioned: boolean): Record<string, string | number | undefined> {
+  const h: Record<string, string | number | undefined> = {
+    ETag: v.etag,
+    'Last-Modified': httpDate(v.lastModified),
+    'Accept-Ranges': 'bytes',
+    'Content-Type': v.meta.contentType ?? 'binary/octet-stream',
+    'Content-Encoding': v.meta.contentEncoding,
+    'Content-Language': v.meta.contentLanguage,
+    'Content-Disposition': v.meta.contentDisposition,
+    'Cache-Control': v.meta.cacheControl,
+    Expires: v.meta.expires,
+    'x-amz-version-id': versioned || v.versionId !== 'null' ? v.versionId : undefined,
+    'x-amz-storage-class': v.storageClass && v.storageClass !== 'STANDARD' ? v.storageClass : undefined,
+    'x-amz-mp-parts-count': v.partCount,
+    'x-amz-tagging-count': v.meta.tags && Object.keys(v.meta.tags).length ? Object.keys(v.meta.tags).length : undefined,
+  };
+  for (const [k, val] of Object.entries(v.meta.userMeta)) h[`x-amz-meta-${k}`] = val;
+  // Whole-object checksums only describe whole-object responses: none for ranges and parts.
+  const partial = req.header('range') !== undefined || req.query('partNumber') !== undefined;
+  if (req.header('x-amz-checksum-mode')?.toUpperCase() === 'ENABLED' && !partial) {
+    for (const [alg, val] of Object.entries(v.checksums)) h[`x-amz-checksum-${alg.toLowerCase()}`] = val;
+  }
+  return h;
+}
+
+/** Requested checksum algorithms: from x-amz-checksum-*, x-amz-sdk-checksum-algorithm or x-amz-trailer. */
+export function requestedChecksums(req: S3Request): { algorithms: ChecksumAlgorithm[]; fromHeader: Partial<Record<ChecksumAlgorithm, string>>; trailer?: ChecksumAlgorithm } {
+  const fromHeader: Partial<Record<ChecksumAlgorithm, string>> = {};
+  const algorithms = new Set<ChecksumAlgorithm>();
+  for (const alg of CHECKSUM_ALGORITHMS) {
+    const v = req.header(`x-amz-checksum-${alg.toLowerCase()}`);
+    if (v !== undefined) {
+      fromHeader[alg] = v;
+      algorithms.add(alg);
+    }
+  }
+  const sdk = (req.header('x-amz-sdk-checksum-algorithm') ?? req.header('x-amz-checksum-algorithm'))?.toUpperCase();
+  if (sdk !== undefined) {
+    if (!CHECKSUM_ALGORITHMS.includes(sdk as ChecksumAlgorithm)) throw new S3Error('InvalidRequest', `Value for x-amz-sdk-checksum-algorithm header is invalid: ${sdk}`);
+    algorithms.add(sdk as ChecksumAlgorithm);
+  }
+  let trailer: ChecksumAlgorithm | undefined;
+  const t = req.header('x-amz-trailer')?.toLowerCase();
+  if (t) {
+    const alg = CHECKSUM_ALGORITHMS.find((a) => `x-amz-checksum-${a.toLowerCase()}` === t.trim());
+    if (!alg) throw new S3Error('InvalidRequest', `The value specified in the x-amz-trailer header is not supported: ${t}`);
+    trailer = alg;
+    algorithms.add(alg);
+  }
+  if (Object.keys(fromHeader).length > 1) throw new S3Error('InvalidRequest', 'Expecting a single x-amz-checksum- header. Multiple checksum Types are not allowed.');
+  return { algorithms: [...algorithms], fromHeader, trailer };
+}
+
+/** Content-MD5 as 16 raw bytes, or undefined; malformed → InvalidDigest. */
+export function contentMd5Of(req: S3Request): Buffer | undefined {
+  const v = req.header('content-md5');
+  if (v === undefined) return undefined;
+  const b = Buffer.from(v, 'base64');
+  if (b.length !== 16 || b.toString('base64') !== v.trim()) throw new S3Error('InvalidDigest', 'The Content-MD5 you specified was invalid.');
+  return b;
+}
+
+/**
+ * The body length the client announced: x-amz-decoded-content-length for aws-chunked bodies,
+ * else Content-Length. A PUT without one is MissingContentLength, as on S3.
+ */
+export function announcedLength(req: S3Request): number {
+  if (req.decodedLength !== undefined) return req.decodedLength;
+  const cl = req.header('content-length');
+  if (cl === undefined) {
+    if (req.header('transfer-encoding')) throw new S3Error('MissingContentLength', 'You must provide the Content-Length HTTP header.');
+    throw new S3Error('MissingContentLength', 'You must provide the Content-Length HTTP header.');
+  }
+  const n = Number(cl);
+  if (!Number.isSafeInteger(n) || n < 0) throw new S3Error('InvalidArgument', 'Content-Length must be a non-negative integer');
+  return n;
+}
+
+/** A verifier for the core service: size, Content-MD5 and any client checksum (header or trailer) must match before commit. */
+export function bodyVerifier(req: S3Request, expectedSize: number, md5: Buffer | undefined, checksums: ReturnType<typeof requestedChecksums>) {
+  return (computed: { md5: Buffer; size: number; checksums: Partial<Record<ChecksumAlgorithm, string>> }) => {
+    if (computed.size !== expectedSize) {
+      throw new S3Error('IncompleteBody', 'You did not provide the number of bytes specified by the Content-Length HTTP header.');
+    }
+    if (md5 && !md5.equals(computed.md5)) {
+      throw new S3Error('BadDigest', 'The Content-MD5 you specified did not match what we received.', {
+        extra: { ExpectedDigest: md5.toString('hex'), CalculatedDigest: computed.md5.toString('base64') },
+      });
+    }
+    const expected: Partial<Record<ChecksumAlgorithm, string>> = { ...checksums.fromHeader };
+    if (checksums.trailer) {
+      const value = req.trailers()[`x-amz-checksum-${checksums.trailer.toLowerCase()}`];
+      if (value !== undefined) expected[checksums.trailer] = value;
+    }
+    for (const [alg, value] of Object.entries(expected)) {
+      if (computed.checksums[alg as ChecksumAlgorithm] !== value) {
+        throw new S3Error('BadDigest', `The ${alg} you specified did not match the calculated checksum.`);
+      }
+    }
+  };
+}

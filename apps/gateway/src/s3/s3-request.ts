@@ -1,0 +1,62 @@
+import type { IncomingMessage, ServerResponse } from 'http';
+import type { Readable } from 'stream';
+import type { Bucket, Owner } from '@ostore/s3/core';
+
+/** Who is asking: an authenticated user, or nobody (anonymous). */
+export type Principal = { kind: 'user'; owner: Owner; accessKeyId: string } | { kind: 'anonymous' };
+
+/** One S3 request, parsed once: addressing, query, headers, principal and the (decoded) body. */
+export class S3Request {
+  /** Set by the authenticator; anonymous until then. */
+  principal: Principal = { kind: 'anonymous' };
+  /** The payload after any aws-chunked decoding; set by the authenticator. */
+  body!: Readable;
+  /** Trailing headers of an aws-chunked body, available once `body` has ended. */
+  trailers: () => Record<string, string> = () => ({});
+  operation = 'Unknown';
+  /** x-amz-decoded-content-length of an aws-chunked body. */
+  decodedLength?: number;
+  /** The addressed bucket, once the access check has loaded it. */
+  bucketInfo?: Bucket;
+
+  constructor(
+    readonly raw: IncomingMessage,
+    readonly res: ServerResponse,
+    readonly requestId: string,
+    readonly method: string,
+    /** Path exactly as sent (percent-encoded), without the query string. */
+    readonly rawPath: string,
+    /** Decoded query pairs in the order sent. */
+    readonly queryPairs: [string, string][],
+    readonly bucket: string | undefined,
+    readonly key: string | undefined,
+    readonly addressing: 'path' | 'virtual-host',
+  ) {}
+
+  get headers(): IncomingMessage['headers'] {
+    return this.raw.headers;
+  }
+
+  header(name: string): string | undefined {
+    const v = this.raw.headers[name];
+    return Array.isArray(v) ? v.join(',') : v;
+  }
+
+  has(param: string): boolean {
+    return this.queryPairs.some(([k]) => k === param);
+  }
+
+  query(param: string): string | undefined {
+    return this.queryPairs.find(([k]) => k === param)?.[1];
+  }
+
+  /** The resource named in error bodies: /bucket/key. */
+  get resource(): string {
+    if (!this.bucket) return '/';
+    return this.key === undefined ? `/${this.bucket}` : `/${this.bucket}/${this.key}`;
+  }
+
+  get owner(): Owner | undefined {
+    return this.principal.kind === 'user' ? this.principal.owner : undefined;
+  }
+}

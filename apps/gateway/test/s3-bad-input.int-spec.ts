@@ -1,0 +1,127 @@
+import { CreateBucketCommand, GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { GatewayUnderTest, startGateway } from '@ostore/testing';
+import { bodyText, errorCode, s3Error, signedRequest } from './s3-test-helpers';
+
+/** Every bad input gets the right S3 error, and nothing already stored changes. */
+describe('bad input', () => {
+  let gw: GatewayUnderTest;
+  let s3: S3Client;
+  const Bucket = 'bad-input';
+  const send = (method: string, path: string, options: Parameters<typeof signedRequest>[4] = {}) => signedRequest(gw.endpoint, gw.credentials, method, path, options);
+
+  beforeAll(async () => {
+    gw = await startGateway('badinput');
+    s3 = gw.client();
+    await s3.send(new CreateBucketCommand({ Bucket }));
+    await s3.send(new PutObjectCommand({ Bucket, Key: 'keep', Body: 'precious' }));
+  });
+  afterAll(async () => {
+    // whatever happened above, the stored object is intact
+    expect(await bodyText((await s3.send(new GetObjectCommand({ Bucket, Key: 'keep' }))).Body)).toBe('precious');
+    await gw?.stop();
+  });
+
+  it.each([
+    ['not xml at all', 'this is not xml'],
+    ['wrong root', '<Nope><Object><Key>keep</Key></Object></Nope>'],
+    ['unclosed', '<Delete><Object><Key>keep</Key></Object>'],
+    ['no objects', '<Delete></Delete>'],
+    ['entity expansion', '<?xml version="1.0"?><!DOCTYPE d [<!ENTITY x "keep">]><Delete><Object><Key>&x;</Key></Object></Delete>'],
+  ])('DeleteObjects with %s is MalformedXML', async (_label, xml) => {
+    const r = await send('POST', `/${Bucket}`, { query: { delete: '' }, body: xml, headers: { 'content-type': 'application/xml' } });
+    expect(r.status).toBe(400);
+    expect(errorCode(r.text)).toBe('MalformedXML');
+    expect(r.headers.get('x-amz-request-id')).toBeTruthy();
+    expect(r.text).toContain('<RequestId>');
+    expect(r.text).toContain(`<Resource>/${Bucket}</Resource>`);
+  });
+
+  it('more than 1000 keys in DeleteObjects is MalformedXML', async () => {
+    const xml = `<Delete>${Array.from({ length: 1001 }, (_, i) => `<Object><Key>k${i}</Key></Object>`).join('')}</Delete>`;
+    const r = await send('POST', `/${Bucket}`, { query: { delete: '' }, body: xml });
+    expect(errorCode(r.text)).toBe('MalformedXML');
+  });
+
+  it('a wrong signature is SignatureDoesNotMatch', async () => {
+    const r = await signedRequest(gw.endpoint, { accessKeyId: gw.credentials.accessKeyId, secretAccessKey: 'wrong-secret-000000000000' }, 'GET', `/${Bucket}/keep`);
+    expect(r.status).toBe(403);
+    expect(errorCode(r.text)).toBe('SignatureDoesNotMatch');
+  });
+
+  it('an unknown access key is InvalidAccessKeyId', async () => {
+    const r = await signedRequest(gw.endpoint, { accessKeyId: 'AKIANOSUCHKEY0000000', secretAccessKey: 'x'.repeat(40) }, 'GET', `/${Bucket}/keep`);
+    expect(r.status).toBe(403);
+    expect(errorCode(r.text)).toBe('InvalidAccessKeyId');
+  });
+
+  it('a request signed an hour ago is RequestTimeTooSkewed', async () => {
+    const skewed = new S3Client({ endpoint: gw.endpoint, region: 'us-east-1', credentials: gw.credentials, forcePathStyle: true, systemClockOffset: -3600_000 });
+    const err = await s3Error(skewed.send(new GetObjectCommand({ Bucket, Key: 'keep' })));
+    expect(err.name).toBe('RequestTimeTooSkewed');
+  });
+
+  it('anonymous access to a private object is AccessDenied', async () => {
+    const r = await fetch(`${gw.endpoint}/${Bucket}/keep`);
+    expect(r.status).toBe(403);
+    expect(errorCode(await r.text())).toBe('AccessDenied');
+  });
+
+  it('a bad bucket name is InvalidBucketName', async () => {
+    const r = await send('PUT', '/Bad_Bucket_Name');
+    expect(r.status).toBe(400);
+    expect(errorCode(r.text)).toBe('InvalidBucketName');
+  });
+
+  it('a key over 1024 bytes is KeyTooLongError', async () => {
+    const err = await s3Error(s3.send(new PutObjectCommand({ Bucket, Key: 'k'.repeat(1025), Body: 'x' })));
+    expect(err.name).toBe('KeyTooLongError');
+    const multibyte = await s3Error(s3.send(new PutObjectCommand({ Bucket, Key: 'é'.repeat(513), Body: 'x' })));
+    expect(multibyte.name).toBe('KeyTooLongError');
+  });
+
+  it.each(['0', '10001', 'abc', '-1'])('part number %s is InvalidArgument', async (partNumber) => {
+    const r = await send('PUT', `/${Bucket}/mp`, { query: { partNumber, uploadId: 'whatever' }, body: 'x' });
+    expect(r.status).toBe(400);
+    expect(errorCode(r.text)).toBe('InvalidArgument');
+  });
+
+  it('an unsatisfiable range is InvalidRange (416)', async () => {
+    const err = await s3Error(s3.send(new GetObjectCommand({ Bucket, Key: 'keep', Range: 'bytes=100-200' })));
+    expect(err.name).toBe('InvalidRange');
+    expect(err.$metadata.httpStatusCode).toBe(416);
+  });
+
+  it('a PUT without Content-Length is MissingContentLength (411)', async () => {
+    const url = new URL(gw.endpoint);
+    const http = await import('http');
+    const { SignatureV4 } = await import('@smithy/signature-v4');
+    const { Sha256 } = await import('@aws-crypto/sha256-js');
+    const signer = new SignatureV4({ credentials: gw.credentials, region: 'us-east-1', service: 's3', sha256: Sha256, uriEscapePath: false });
+    const signed = await signer.sign({
+      method: 'PUT',
+      protocol: 'http:',
+      hostname: url.hostname,
+      port: Number(url.port),
+      path: `/${Bucket}/no-length`,
+      headers: { host: url.host, 'x-amz-content-sha256': 'UNSIGNED-PAYLOAD' },
+    });
+    const status = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = http.request({ host: url.hostname, port: url.port, method: 'PUT', path: `/${Bucket}/no-length`, headers: { ...signed.headers, 'transfer-encoding': 'chunked' } }, (res) => {
+        let body = '';
+        res.on('data', (d) => (body += d));
+        res.on('end', () => resolve({ status: res.statusCode!, body }));
+      });
+      req.on('error', reject);
+      req.end('some bytes');
+    });
+    expect(status.status).toBe(411);
+    expect(errorCode(status.body)).toBe('MissingContentLength');
+    expect((await s3Error(s3.send(new GetObjectCommand({ Bucket, Key: 'no-length' })))).name).toBe('NoSuchKey');
+  });
+
+  it('an unknown versioning status is MalformedXML', async () => {
+    const r = await send('PUT', `/${Bucket}`, { query: { versioning: '' }, body: '<VersioningConfiguration><Status>Sometimes</Status></VersioningConfiguration>' });
+    expect(r.status).toBe(400);
+    expect(errorCode(r.text)).toBe('MalformedXML');
+  });
+});

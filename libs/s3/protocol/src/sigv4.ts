@@ -1,0 +1,467 @@
+import { createHash, createHmac, timingSafeEqual } from 'crypto';
+import { S3Error, S3ErrorCode } from './errors';
+import { headerValue, HttpHeaders } from './headers';
+
+/**
+ * AWS Signature Version 4 for S3: parsing of the `Authorization` header and of presigned query
+ * parameters, and verification against the secret key.
+ * https://docs.aws.amazon.com/AmazonS3/latest/API/sig-v4-authenticating-requests.html
+ */
+
+/** What the verifier needs of an HTTP request. */
+export interface SigV4Request {
+  method: string;
+  /** The path exactly as sent, still percent-encoded, without the query string. */
+  rawPath: string;
+  /** Decoded query pairs in order (see {@link parseQueryString}). */
+  query: [string, string][];
+  /** Lower-case names. Pass repeated headers as arrays to get AWS's `a,b` joining. */
+  headers: HttpHeaders;
+}
+
+export const SIGV4_ALGORITHM = 'AWS4-HMAC-SHA256';
+export const UNSIGNED_PAYLOAD = 'UNSIGNED-PAYLOAD';
+export const STREAMING_SIGNED_PAYLOAD = 'STREAMING-AWS4-HMAC-SHA256-PAYLOAD';
+export const STREAMING_SIGNED_PAYLOAD_TRAILER = 'STREAMING-AWS4-HMAC-SHA256-PAYLOAD-TRAILER';
+export const STREAMING_UNSIGNED_PAYLOAD_TRAILER = 'STREAMING-UNSIGNED-PAYLOAD-TRAILER';
+export const EMPTY_SHA256 = 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855';
+/** Longest validity of a presigned URL: one week. */
+export const MAX_PRESIGNED_EXPIRES_SECONDS = 604_800;
+export const DEFAULT_MAX_SKEW_MS = 15 * 60 * 1000;
+
+export interface ParsedSigV4 {
+  kind: 'header' | 'query';
+  accessKeyId: string;
+  /** `yyyymmdd` of the credential scope. */
+  date: string;
+  region: string;
+  service: string;
+  signedHeaders: string[];
+  signature: string;
+  /** The request time as signed, `yyyymmddThhmmssZ`. */
+  amzDate: string;
+  requestTime: Date;
+  /** X-Amz-Expires of a presigned request. */
+  expiresSeconds?: number;
+  /** The payload hash that was signed: a hex SHA-256, `UNSIGNED-PAYLOAD` or a `STREAMING-*` marker. */
+  payloadHash: string;
+  /** X-Amz-Security-Token (temporary credentials), if sent. */
+  securityToken?: string;
+}
+
+export interface SigV4Verified {
+  /** kSigning, which also signs the chunks of a streaming upload. */
+  signingKey: Buffer;
+  /** The request signature: the first "previous signature" of a chunk chain. */
+  seedSignature: string;
+  /** `yyyymmdd/region/s3/aws4_request`. */
+  scope: string;
+  amzDate: string;
+}
+
+export interface VerifySigV4Options {
+  /** Largest accepted distance between the request time and `now`; 15 minutes as AWS. */
+  maxSkewMs?: number;
+  /** When set, a credential scoped to another region is rejected, as AWS does. */
+  region?: string;
+}
+
+const UNSUPPORTED_MECHANISM = 'The authorization mechanism you have provided is not supported. Please use AWS4-HMAC-SHA256.';
+const QUERY_PARAMS_REQUIRED =
+  'Query-string authentication version 4 requires the X-Amz-Algorithm, X-Amz-Credential, X-Amz-Signature, X-Amz-Date, X-Amz-SignedHeaders, and X-Amz-Expires parameters.';
+const QUERY_AUTH_PARAMS = [
+  'X-Amz-Algorithm',
+  'X-Amz-Credential',
+  'X-Amz-Signature',
+  'X-Amz-Date',
+  'X-Amz-SignedHeaders',
+  'X-Amz-Expires',
+] as const;
+const AMZ_DATE = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/;
+const SIGNED_HEADER_NAME = /^[a-z0-9!#$%&'*+.^_`|~-]+$/;
+const SHA256_HEX = /^[0-9a-fA-F]{64}$/;
+
+/**
+ * Finds the SigV4 authentication of a request. Returns `undefined` for an anonymous request.
+ * Throws S3Error for malformed authentication and for mechanisms we do not support
+ * (Signature Version 2, SigV4a).
+ */
+export function parseSigV4(req: SigV4Request): ParsedSigV4 | undefined {
+  const authorization = headerValue(req.headers, 'authorization');
+  const queryAuth = req.query.some(([name]) => (QUERY_AUTH_PARAMS as readonly string[]).includes(name));
+  if (authorization !== undefined && queryAuth) {
+    throw new S3Error(
+      'InvalidArgument',
+      'Only one auth mechanism allowed; only the X-Amz-Algorithm query parameter, Signature query string parameter or the Authorization header should be specified',
+      { extra: { ArgumentName: 'Authorization', ArgumentValue: authorization } },
+    );
+  }
+  if (authorization !== undefined) return parseHeaderAuth(req, authorization);
+  if (queryAuth) return parseQueryAuth(req);
+  const names = new Set(req.query.map(([name]) => name));
+  if (names.has('AWSAccessKeyId') || (names.has('Signature') && names.has('Expires'))) {
+    throw new S3Error('InvalidRequest', UNSUPPORTED_MECHANISM);
+  }
+  return undefined;
+}
+
+function parseHeaderAuth(req: SigV4Request, authorization: string): ParsedSigV4 {
+  const malformed = (detail: string) =>
+    new S3Error('AuthorizationHeaderMalformed', `The authorization header is malformed; ${detail}`);
+  const trimmed = authorization.trim();
+  const space = trimmed.search(/\s/);
+  const algorithm = space < 0 ? trimmed : trimmed.slice(0, space);
+  if (algorithm === 'AWS' || algorithm.startsWith('AWS4-ECDSA')) {
+    // "AWS AKID:signature" is Signature Version 2; AWS4-ECDSA-P256-SHA256 is SigV4a.
+    throw new S3Error('InvalidRequest', UNSUPPORTED_MECHANISM);
+  }
+  if (algorithm !== SIGV4_ALGORITHM) {
+    throw new S3Error('InvalidArgument', 'Unsupported Authorization Type', {
+      extra: { ArgumentName: 'Authorization', ArgumentValue: authorization },
+    });
+  }
+  const components = new Map<string, string>();
+  for (const part of trimmed.slice(space < 0 ? trimmed.length : space).split(',')) {
+    const item = part.trim();
+    if (item === '') continue;
+    const eq = item.indexOf('=');
+    const name = eq < 0 ? item : item.slice(0, eq).trim();
+    if (eq < 0 || components.has(name)) throw malformed(`the authorization component "${item}" is malformed.`);
+    components.set(name, item.slice(eq + 1).trim());
+  }
+  const credential = components.get('Credential');
+  const signedHeaders = components.get('SignedHeaders');
+  const signature = components.get('Signature');
+  if (!credential || !signedHeaders || !signature) {
+    throw malformed('the authorization header requires three components: Credential, SignedHeaders, and Signature.');
+  }
+  const scope = parseCredential(credential, malformed);
+  const headers = parseSignedHeaders(signedHeaders, () => malformed('the SignedHeaders component is malformed.'));
+
+  const time = requestTimeFromHeaders(req);
+  if (time.amzDate.slice(0, 8) !== scope.date) {
+    throw malformed('Invalid credential date. Date is not the same as X-Amz-Date.');
+  }
+  const payloadHash = headerValue(req.headers, 'x-amz-content-sha256');
+  if (payloadHash === undefined) {
+    throw new S3Error('InvalidRequest', 'Missing required header for this request: x-amz-content-sha256');
+  }
+  checkPayloadHash(payloadHash, true);
+  return {
+    kind: 'header',
+    ...scope,
+    signedHeaders: headers,
+    signature,
+    ...time,
+    payloadHash,
+    securityToken: headerValue(req.headers, 'x-amz-security-token'),
+  };
+}
+
+function parseQueryAuth(req: SigV4Request): ParsedSigV4 {
+  const error = (message: string) => new S3Error('AuthorizationQueryParametersError', message);
+  const params = new Map<string, string>();
+  for (const [name, value] of req.query) {
+    if (!(QUERY_AUTH_PARAMS as readonly string[]).includes(name)) continue;
+    // A repeated parameter could make us verify one value and act on another.
+    if (params.has(name)) throw error(`Duplicate ${name} parameter.`);
+    params.set(name, value);
+  }
+  if (QUERY_AUTH_PARAMS.some((name) => !params.get(name))) throw error(QUERY_PARAMS_REQUIRED);
+  const get = (name: (typeof QUERY_AUTH_PARAMS)[number]) => params.get(name) as string;
+
+  if (get('X-Amz-Algorithm') !== SIGV4_ALGORITHM) throw error('X-Amz-Algorithm only supports "AWS4-HMAC-SHA256"');
+  const scope = parseCredential(get('X-Amz-Credential'), (detail) =>
+    error(`Error parsing the X-Amz-Credential parameter; ${detail}`),
+  );
+  const signedHeaders = parseSignedHeaders(get('X-Amz-SignedHeaders'), () =>
+    error('Error parsing the X-Amz-SignedHeaders parameter.'),
+  );
+  const amzDate = get('X-Amz-Date');
+  const requestTime = parseAmzDate(amzDate);
+  if (!requestTime) throw error(`X-Amz-Date must be in the ISO8601 Long Format "yyyyMMdd'T'HHmmss'Z'"`);
+  if (amzDate.slice(0, 8) !== scope.date) throw error('Invalid credential date. Date is not the same as X-Amz-Date.');
+
+  const expires = get('X-Amz-Expires');
+  if (/^-\d+$/.test(expires)) throw error('X-Amz-Expires must be non-negative');
+  if (!/^\d+$/.test(expires)) throw error('X-Amz-Expires should be a number');
+  const expiresSeconds = Number(expires);
+  if (expiresSeconds < 1) throw error('X-Amz-Expires must be at least 1 second');
+  if (expiresSeconds > MAX_PRESIGNED_EXPIRES_SECONDS) {
+    throw error(
+      'X-Amz-Expires must be less than a week (in seconds) that is; the maximum expires is 604800 seconds',
+    );
+  }
+  const payloadHash =
+    queryValue(req, 'X-Amz-Content-Sha256') ?? headerValue(req.headers, 'x-amz-content-sha256') ?? UNSIGNED_PAYLOAD;
+  checkPayloadHash(payloadHash, false);
+  return {
+    kind: 'query',
+    ...scope,
+    signedHeaders,
+    signature: get('X-Amz-Signature'),
+    amzDate,
+    requestTime,
+    expiresSeconds,
+    payloadHash,
+    securityToken: queryValue(req, 'X-Amz-Security-Token') ?? headerValue(req.headers, 'x-amz-security-token'),
+  };
+}
+
+/** `AKID/yyyymmdd/region/s3/aws4_request`, split from the right so that the key id is taken whole. */
+function parseCredential(credential: string, fail: (detail: string) => S3Error) {
+  const parts = credential.split('/');
+  const mal = () =>
+    fail('the Credential is mal-formed; expecting "<YOUR-AKID>/YYYYMMDD/REGION/SERVICE/aws4_request".');
+  if (parts.length < 5) throw mal();
+  const [date, region, service, terminal] = parts.slice(-4);
+  const accessKeyId = parts.slice(0, -4).join('/');
+  if (!accessKeyId || !/^\d{8}$/.test(date) || !region) throw mal();
+  if (service !== 's3') throw fail(`incorrect service "${service}". This endpoint belongs to "s3".`);
+  if (terminal !== 'aws4_request') throw fail(`incorrect terminal "${terminal}". This endpoint uses "aws4_request".`);
+  return { accessKeyId, date, region, service };
+}
+
+function parseSignedHeaders(value: string, fail: () => S3Error): string[] {
+  const names = value.split(';');
+  if (names.some((name) => !SIGNED_HEADER_NAME.test(name))) throw fail();
+  return names;
+}
+
+/** x-amz-date wins over Date (RFC 7231); the string to sign always carries the ISO basic form. */
+function requestTimeFromHeaders(req: SigV4Request): { amzDate: string; requestTime: Date } {
+  const invalid = () => new S3Error('AccessDenied', 'AWS authentication requires a valid Date or x-amz-date header');
+  const amzDate = headerValue(req.headers, 'x-amz-date');
+  if (amzDate !== undefined) {
+    const requestTime = parseAmzDate(amzDate);
+    if (!requestTime) throw invalid();
+    return { amzDate, requestTime };
+  }
+  const date = headerValue(req.headers, 'date');
+  const ms = date === undefined ? NaN : Date.parse(date);
+  if (Number.isNaN(ms)) throw invalid();
+  const requestTime = new Date(ms);
+  return { amzDate: formatAmzDate(requestTime), requestTime };
+}
+
+function checkPayloadHash(value: string, streamingAllowed: boolean): void {
+  if (SHA256_HEX.test(value) || value === UNSIGNED_PAYLOAD) return;
+  if (streamingAllowed) {
+    if (
+      value === STREAMING_SIGNED_PAYLOAD ||
+      value === STREAMING_SIGNED_PAYLOAD_TRAILER ||
+      value === STREAMING_UNSIGNED_PAYLOAD_TRAILER
+    ) {
+      return;
+    }
+    if (value.startsWith('STREAMING-AWS4-ECDSA-P256-SHA256-PAYLOAD')) {
+      throw new S3Error('NotImplemented', `x-amz-content-sha256 ${value} (SigV4a) is not supported`);
+    }
+  }
+  throw new S3Error(
+    'InvalidArgument',
+    streamingAllowed
+      ? 'x-amz-content-sha256 must be UNSIGNED-PAYLOAD, STREAMING-UNSIGNED-PAYLOAD-TRAILER, STREAMING-AWS4-HMAC-SHA256-PAYLOAD, STREAMING-AWS4-HMAC-SHA256-PAYLOAD-TRAILER, or a valid sha256 value.'
+      : 'x-amz-content-sha256 must be UNSIGNED-PAYLOAD or a valid sha256 value.',
+    { extra: { ArgumentName: 'x-amz-content-sha256', ArgumentValue: value } },
+  );
+}
+
+/**
+ * Checks the time window and the signature of a parsed request. Checks time first: SDKs correct
+ * their clock from a RequestTimeTooSkewed answer (and its Date header), so a skewed client must
+ * get that error even though its signature also fails.
+ */
+export function verifySigV4(
+  parsed: ParsedSigV4,
+  req: SigV4Request,
+  secretAccessKey: string,
+  now: Date,
+  options: VerifySigV4Options = {},
+): SigV4Verified {
+  const maxSkewMs = options.maxSkewMs ?? DEFAULT_MAX_SKEW_MS;
+  const badAuthCode: S3ErrorCode = parsed.kind === 'header' ? 'AuthorizationHeaderMalformed' : 'AuthorizationQueryParametersError';
+  if (options.region !== undefined && parsed.region !== options.region) {
+    const prefix = parsed.kind === 'header' ? 'The authorization header is malformed; ' : 'Error parsing the X-Amz-Credential parameter; ';
+    throw new S3Error(badAuthCode, `${prefix}the region '${parsed.region}' is wrong; expecting '${options.region}'`, {
+      extra: { Region: options.region },
+    });
+  }
+  const skew = parsed.requestTime.getTime() - now.getTime();
+  if (parsed.kind === 'header') {
+    if (Math.abs(skew) > maxSkewMs) {
+      throw new S3Error('RequestTimeTooSkewed', undefined, {
+        extra: {
+          RequestTime: headerValue(req.headers, 'x-amz-date') ?? headerValue(req.headers, 'date') ?? parsed.amzDate,
+          ServerTime: now.toISOString(),
+          MaxAllowedSkewMilliseconds: String(maxSkewMs),
+        },
+      });
+    }
+  } else {
+    const expiresAt = parsed.requestTime.getTime() + (parsed.expiresSeconds ?? 0) * 1000;
+    if (now.getTime() > expiresAt) {
+      throw new S3Error('AccessDenied', 'Request has expired', {
+        extra: {
+          'X-Amz-Expires': String(parsed.expiresSeconds),
+          Expires: new Date(expiresAt).toISOString(),
+          ServerTime: now.toISOString(),
+        },
+      });
+    }
+    if (skew > maxSkewMs) throw new S3Error('AccessDenied', 'Request is not valid yet');
+  }
+
+  const signed = new Set(parsed.signedHeaders);
+  const notSigned = Object.keys(req.headers).filter(
+    (name) => req.headers[name] !== undefined && name.startsWith('x-amz-') && !signed.has(name),
+  );
+  if (!signed.has('host')) notSigned.unshift('host');
+  if (parsed.kind === 'header' && headerValue(req.headers, 'x-amz-date') === undefined && !signed.has('date')) {
+    notSigned.push('date');
+  }
+  if (notSigned.length > 0) {
+    throw new S3Error('AccessDenied', 'There were headers present in the request which were not signed', {
+      extra: { HeadersNotSigned: notSigned.join(', ') },
+    });
+  }
+
+  const scope = `${parsed.date}/${parsed.region}/${parsed.service}/aws4_request`;
+  const canonicalRequest = buildCanonicalRequest(parsed, req);
+  const stringToSign = [SIGV4_ALGORITHM, parsed.amzDate, scope, sha256Hex(canonicalRequest)].join('\n');
+  const signingKey = deriveSigningKey(secretAccessKey, parsed.date, parsed.region, parsed.service);
+  const expected = hmacSha256(signingKey, stringToSign).toString('hex');
+  if (!sameSignature(expected, parsed.signature)) {
+    throw new S3Error('SignatureDoesNotMatch', undefined, {
+      extra: {
+        AWSAccessKeyId: parsed.accessKeyId,
+        StringToSign: stringToSign,
+        SignatureProvided: parsed.signature,
+        StringToSignBytes: hexBytes(stringToSign),
+        CanonicalRequest: canonicalRequest,
+        CanonicalRequestBytes: hexBytes(canonicalRequest),
+      },
+    });
+  }
+  return { signingKey, seedSignature: expected, scope, amzDate: parsed.amzDate };
+}
+
+/**
+ * The canonical request as S3 computes it. The URI is the path exactly as sent: S3 neither
+ * normalizes (`.`/`..`, `//`) nor re-encodes it, unlike other AWS services.
+ */
+export function buildCanonicalRequest(parsed: Pick<ParsedSigV4, 'kind' | 'signedHeaders' | 'payloadHash'>, req: SigV4Request): string {
+  const canonicalHeaders = parsed.signedHeaders
+    .map((name) => `${name}:${canonicalHeaderValue(req.headers[name])}\n`)
+    .join('');
+  return [
+    req.method.toUpperCase(),
+    req.rawPath === '' ? '/' : req.rawPath,
+    canonicalQueryString(req.query, parsed.kind === 'query'),
+    canonicalHeaders,
+    parsed.signedHeaders.join(';'),
+    parsed.payloadHash,
+  ].join('\n');
+}
+
+/**
+ * Names and values URI-encoded (RFC 3986), sorted by name then value, byte order. For a
+ * presigned request X-Amz-Signature is left out: it cannot sign itself.
+ */
+export function canonicalQueryString(query: [string, string][], presigned: boolean): string {
+  return query
+    .filter(([name]) => !(presigned && name === 'X-Amz-Signature'))
+    .map(([name, value]) => [uriEncode(name), uriEncode(value)] as const)
+    .sort(([an, av], [bn, bv]) => (an < bn ? -1 : an > bn ? 1 : av < bv ? -1 : av > bv ? 1 : 0))
+    .map(([name, value]) => `${name}=${value}`)
+    .join('&');
+}
+
+/** Trimmed, inner whitespace runs collapsed to one space; repeated headers joined by `,`. */
+function canonicalHeaderValue(value: string | string[] | undefined): string {
+  const values = value === undefined ? [''] : Array.isArray(value) ? value : [value];
+  return values.map((v) => v.trim().replace(/\s+/g, ' ')).join(',');
+}
+
+/**
+ * RFC 3986 percent-encoding of the UTF-8 bytes: everything but `A-Za-z0-9-_.~`, with upper-case
+ * hex. A lone surrogate is encoded as U+FFFD, as Buffer does; it cannot occur in decoded UTF-8.
+ */
+export function uriEncode(value: string): string {
+  if (/^[A-Za-z0-9\-_.~]*$/.test(value)) return value;
+  let out = '';
+  for (const byte of Buffer.from(value, 'utf8')) {
+    const ch = String.fromCharCode(byte);
+    out += /[A-Za-z0-9\-_.~]/.test(ch) ? ch : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
+  }
+  return out;
+}
+
+/**
+ * Decodes a raw query string (without `?`) into pairs in order, as the gateway should before
+ * calling {@link parseSigV4}: `+` is a space (form encoding, what S3 assumes), a name without
+ * `=` has the empty value, and an invalid percent sequence is kept literally rather than rejected.
+ */
+export function parseQueryString(raw: string): [string, string][] {
+  if (raw === '') return [];
+  return raw
+    .split('&')
+    .filter((pair) => pair !== '')
+    .map((pair) => {
+      const eq = pair.indexOf('=');
+      return eq < 0 ? [decodeQueryComponent(pair), ''] : [decodeQueryComponent(pair.slice(0, eq)), decodeQueryComponent(pair.slice(eq + 1))];
+    });
+}
+
+function decodeQueryComponent(text: string): string {
+  const spaced = text.replace(/\+/g, ' ');
+  try {
+    return decodeURIComponent(spaced);
+  } catch {
+    return spaced;
+  }
+}
+
+/** kSigning = HMAC chain over "AWS4"+secret, date, region, service, "aws4_request". */
+export function deriveSigningKey(secretAccessKey: string, date: string, region: string, service: string): Buffer {
+  const kDate = hmacSha256(Buffer.from(`AWS4${secretAccessKey}`, 'utf8'), date);
+  const kRegion = hmacSha256(kDate, region);
+  const kService = hmacSha256(kRegion, service);
+  return hmacSha256(kService, 'aws4_request');
+}
+
+export function hmacSha256(key: Buffer, data: string | Buffer): Buffer {
+  return createHmac('sha256', key).update(data).digest();
+}
+
+export function sha256Hex(data: string | Buffer): string {
+  return createHash('sha256').update(data).digest('hex');
+}
+
+/** Constant-time comparison of a computed lower-case hex signature with the one provided. */
+export function sameSignature(expected: string, provided: string): boolean {
+  const a = Buffer.from(expected, 'utf8');
+  const b = Buffer.from(provided, 'utf8');
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/** `yyyymmddThhmmssZ` → Date, or undefined when malformed or not a real calendar time. */
+export function parseAmzDate(value: string): Date | undefined {
+  const m = AMZ_DATE.exec(value);
+  if (!m) return undefined;
+  const [, y, mo, d, h, mi, s] = m.map(Number);
+  const date = new Date(Date.UTC(y, mo - 1, d, h, mi, s));
+  return date.getUTCMonth() === mo - 1 && date.getUTCDate() === d && h < 24 && mi < 60 && s < 60 ? date : undefined;
+}
+
+export function formatAmzDate(date: Date): string {
+  return date.toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
+}
+
+function queryValue(req: SigV4Request, name: string): string | undefined {
+  return req.query.find(([n]) => n === name)?.[1];
+}
+
+function hexBytes(text: string): string {
+  return Array.from(Buffer.from(text, 'utf8'), (b) => b.toString(16).padStart(2, '0')).join(' ');
+}

@@ -1,0 +1,80 @@
+import { randomBytes } from 'crypto';
+
+/** Connection facts of the stack the global setup started (or found). */
+export function stackEnv(): {
+  cassandraHost: string;
+  cassandraPort: number;
+  kafkaBrokers: string[];
+  run: string;
+} {
+  const run = process.env.OSTORE_TEST_RUN;
+  if (!run) throw new Error('integration specs need the global setup (run them through `npm test`)');
+  return {
+    cassandraHost: process.env.OSTORE_TEST_CASSANDRA_HOST!,
+    cassandraPort: Number(process.env.OSTORE_TEST_CASSANDRA_PORT),
+    kafkaBrokers: process.env.OSTORE_TEST_KAFKA_BROKERS!.split(','),
+    run,
+  };
+}
+
+/** A fresh keyspace name for one spec; the global teardown drops every keyspace of the run. */
+export function freshKeyspace(label: string): string {
+  return `${stackEnv().run}_${label.replace(/[^a-z0-9]/g, '').slice(0, 16)}_${randomBytes(3).toString('hex')}`;
+}
+
+/** A fresh metastore cluster name, so each spec's Kafka topics are its own. */
+export function freshCluster(label: string): string {
+  return `${stackEnv().run}-${label.replace(/[^a-z0-9]/g, '').slice(0, 12)}-${randomBytes(3).toString('hex')}`.toLowerCase();
+}
+
+/** Driver options for the test stack (structurally the CassandraOptions of @ostore/shared/cassandra). */
+export function cassandraOptions(keyspace: string) {
+  const env = stackEnv();
+  return {
+    contactPoints: [env.cassandraHost],
+    port: env.cassandraPort,
+    localDataCenter: 'datacenter1',
+    keyspace,
+    consistency: 'localQuorum' as const,
+    serialConsistency: 'localSerial' as const,
+    requestTimeoutMs: 12000,
+    applicationName: 'ostore-tests',
+  };
+}
+
+/** The environment an app process needs to talk to the test stack. */
+export function appEnv(keyspace: string, cluster: string): Record<string, string> {
+  const env = stackEnv();
+  return {
+    OSTORE_CLUSTER: cluster,
+    CASSANDRA_CONTACT_POINTS: env.cassandraHost,
+    CASSANDRA_PORT: String(env.cassandraPort),
+    CASSANDRA_KEYSPACE: keyspace,
+    KAFKA_BROKERS: env.kafkaBrokers.join(','),
+    LOG_LEVEL: 'info',
+  };
+}
+
+/** Polls `probe` until it returns a value other than undefined, or fails after `timeoutMs`. */
+export async function waitFor<T>(
+  what: string,
+  probe: () => Promise<T | undefined>,
+  timeoutMs = 30000,
+  intervalMs = 200,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const v = await probe();
+      if (v !== undefined) return v;
+    } catch (e) {
+      last = e;
+    }
+    if (Date.now() > deadline)
+      throw new Error(
+        `timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`,
+      );
+    await new Promise((r) => setTimeout(r, intervalMs));
+  }
+}
