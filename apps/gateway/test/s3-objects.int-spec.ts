@@ -16,13 +16,13 @@ import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { GatewayUnderTest, startGateway } from '@ostore/testing';
 import { bodyBytes, bodyText, s3Error } from './s3-test-helpers';
 
-describe('objects through the AWS SDK v3 (default settings: checksums, aws-chunked trailers)', () => {
+describe.each(['fs', 'cassandra'])('objects through the AWS SDK v3 (default settings: checksums, aws-chunked trailers), %s block store', (store) => {
   let gw: GatewayUnderTest;
   let s3: S3Client;
   const Bucket = 'objects-bucket';
 
   beforeAll(async () => {
-    gw = await startGateway('objects', { BLOCK_SIZE_BYTES: String(64 * 1024) });
+    gw = await startGateway(`objects${store}`, { BLOCK_SIZE_BYTES: String(64 * 1024), BLOCK_STORE: store });
     s3 = gw.client();
     await s3.send(new CreateBucketCommand({ Bucket }));
   });

@@ -1,0 +1,151 @@
+import http from 'http';
+import { createHash } from 'crypto';
+import {
+  CreateBucketCommand,
+  GetObjectCommand,
+  ListObjectsV2Command,
+  PutBucketAclCommand,
+  PutObjectAclCommand,
+  PutObjectCommand,
+  S3Client,
+} from '@aws-sdk/client-s3';
+import { SignatureV4 } from '@smithy/signature-v4';
+import { Sha256 } from '@aws-crypto/sha256-js';
+import { deriveSigningKey } from '@ostore/s3/protocol';
+import { encodeSignedChunkedBody } from '@ostore/s3/protocol/testing';
+import { GatewayUnderTest, startGateway } from '@ostore/testing';
+import { bodyText, errorCode, s3Error } from './s3-test-helpers';
+
+/** Sends a request to 127.0.0.1 with any Host header, signed for that host. */
+async function rawSigned(
+  gw: GatewayUnderTest,
+  host: string,
+  method: string,
+  path: string,
+  body: Buffer,
+  extraHeaders: Record<string, string> = {},
+  bodyFor?: (signature: string, amzDate: string) => Buffer,
+): Promise<{ status: number; text: string }> {
+  const port = Number(new URL(gw.endpoint).port);
+  const signer = new SignatureV4({ credentials: gw.credentials, region: 'us-east-1', service: 's3', sha256: Sha256, uriEscapePath: false });
+  const headers: Record<string, string> = {
+    host: `${host}:${port}`,
+    'x-amz-content-sha256': createHash('sha256').update(body).digest('hex'),
+    ...extraHeaders,
+  };
+  const signed = await signer.sign({ method, protocol: 'http:', hostname: host, port, path, headers });
+  const signature = /Signature=([0-9a-f]+)/.exec(signed.headers['authorization'])![1];
+  const payload = bodyFor ? bodyFor(signature, signed.headers['x-amz-date']) : body;
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: '127.0.0.1', port, method, path, headers: { ...signed.headers, 'content-length': String(payload.length) } }, (res) => {
+      let text = '';
+      res.on('data', (d) => (text += d));
+      res.on('end', () => resolve({ status: res.statusCode!, text }));
+    });
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+
+describe('canned ACLs, virtual-host addressing and signed streaming uploads', () => {
+  let gw: GatewayUnderTest;
+  let owner: S3Client;
+  let other: S3Client;
+
+  beforeAll(async () => {
+    gw = await startGateway('access');
+    owner = gw.client();
+    const res = await fetch(`${gw.managementUrl}/admin/users`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${gw.adminToken}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ id: 'mallory', displayName: 'Mallory' }),
+    });
+    const { accessKey } = (await res.json()) as { accessKey: { accessKeyId: string; secretAccessKey: string } };
+    other = gw.client(accessKey);
+    await owner.send(new CreateBucketCommand({ Bucket: 'private-bucket' }));
+    await owner.send(new PutObjectCommand({ Bucket: 'private-bucket', Key: 'secret', Body: 'hidden' }));
+  });
+  afterAll(() => gw?.stop());
+
+  it('denies another user and anonymous callers everything on a private bucket', async () => {
+    expect((await s3Error(other.send(new GetObjectCommand({ Bucket: 'private-bucket', Key: 'secret' })))).name).toBe('AccessDenied');
+    expect((await s3Error(other.send(new ListObjectsV2Command({ Bucket: 'private-bucket' })))).name).toBe('AccessDenied');
+    expect((await s3Error(other.send(new PutObjectCommand({ Bucket: 'private-bucket', Key: 'x', Body: 'y' })))).name).toBe('AccessDenied');
+    const anon = await fetch(`${gw.endpoint}/private-bucket?list-type=2`);
+    expect(anon.status).toBe(403);
+    expect(errorCode(await anon.text())).toBe('AccessDenied');
+  });
+
+  it('lets anyone read a public-read object, and only that object', async () => {
+    await owner.send(new PutObjectCommand({ Bucket: 'private-bucket', Key: 'shared', Body: 'for everyone', ACL: 'public-read' }));
+    const anon = await fetch(`${gw.endpoint}/private-bucket/shared`);
+    expect(anon.status).toBe(200);
+    expect(await anon.text()).toBe('for everyone');
+    expect((await fetch(`${gw.endpoint}/private-bucket/secret`)).status).toBe(403);
+    await owner.send(new PutObjectAclCommand({ Bucket: 'private-bucket', Key: 'shared', ACL: 'private' }));
+    expect((await fetch(`${gw.endpoint}/private-bucket/shared`)).status).toBe(403);
+  });
+
+  it('authenticated-read opens an object to signed-in users only', async () => {
+    await owner.send(new PutObjectCommand({ Bucket: 'private-bucket', Key: 'members', Body: 'members only', ACL: 'authenticated-read' }));
+    expect(await bodyText((await other.send(new GetObjectCommand({ Bucket: 'private-bucket', Key: 'members' }))).Body)).toBe('members only');
+    expect((await fetch(`${gw.endpoint}/private-bucket/members`)).status).toBe(403);
+  });
+
+  it('public-read buckets list anonymously; public-read-write buckets take anonymous writes', async () => {
+    await owner.send(new CreateBucketCommand({ Bucket: 'open-bucket', ACL: 'public-read' }));
+    await owner.send(new PutObjectCommand({ Bucket: 'open-bucket', Key: 'listed', Body: 'x' }));
+    const list = await fetch(`${gw.endpoint}/open-bucket?list-type=2`);
+    expect(list.status).toBe(200);
+    expect(await list.text()).toContain('<Key>listed</Key>');
+    expect((await fetch(`${gw.endpoint}/open-bucket/anon`, { method: 'PUT', body: 'nope' })).status).toBe(403);
+    await owner.send(new PutBucketAclCommand({ Bucket: 'open-bucket', ACL: 'public-read-write' }));
+    expect((await fetch(`${gw.endpoint}/open-bucket/anon`, { method: 'PUT', body: 'anonymous write' })).status).toBe(200);
+    expect(await bodyText((await owner.send(new GetObjectCommand({ Bucket: 'open-bucket', Key: 'anon' }))).Body)).toBe('anonymous write');
+  });
+
+  it('serves virtual-host-style requests (bucket in the Host header)', async () => {
+    await owner.send(new CreateBucketCommand({ Bucket: 'vhost-bucket' }));
+    const put = await rawSigned(gw, 'vhost-bucket.localhost', 'PUT', '/dir/vh.txt', Buffer.from('virtual host'));
+    expect(put.status).toBe(200);
+    expect(await bodyText((await owner.send(new GetObjectCommand({ Bucket: 'vhost-bucket', Key: 'dir/vh.txt' }))).Body)).toBe('virtual host');
+    const list = await rawSigned(gw, 'vhost-bucket.localhost', 'GET', '/', Buffer.alloc(0));
+    expect(list.status).toBe(200);
+    expect(list.text).toContain('<Key>dir/vh.txt</Key>');
+  });
+
+  it('accepts STREAMING-AWS4-HMAC-SHA256-PAYLOAD uploads and rejects a forged chunk', async () => {
+    const payload = Buffer.alloc(200 * 1024, 9);
+    const upload = (tamper: boolean) =>
+      rawSigned(
+        gw,
+        '127.0.0.1',
+        'PUT',
+        '/private-bucket/streamed',
+        Buffer.alloc(0),
+        {
+          'x-amz-content-sha256': 'STREAMING-AWS4-HMAC-SHA256-PAYLOAD',
+          'content-encoding': 'aws-chunked',
+          'x-amz-decoded-content-length': String(payload.length),
+        },
+        (seedSignature, amzDate) => {
+          const date = amzDate.slice(0, 8);
+          const body = encodeSignedChunkedBody(
+            payload,
+            { signingKey: deriveSigningKey(gw.credentials.secretAccessKey, date, 'us-east-1', 's3'), seedSignature, scope: `${date}/us-east-1/s3/aws4_request`, amzDate },
+            { chunkSize: 64 * 1024 },
+          );
+          if (tamper) body[body.length - 40] ^= 1;
+          return body;
+        },
+      );
+    const ok = await upload(false);
+    expect(ok.status).toBe(200);
+    const got = await owner.send(new GetObjectCommand({ Bucket: 'private-bucket', Key: 'streamed' }));
+    expect(got.ContentLength).toBe(payload.length);
+    expect(got.ContentEncoding).toBeUndefined();
+    const forged = await upload(true);
+    expect(forged.status).toBe(403);
+    expect(errorCode(forged.text)).toBe('SignatureDoesNotMatch');
+  });
+});
