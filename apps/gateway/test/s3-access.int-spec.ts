@@ -1,4 +1,7 @@
 import http from 'http';
+import { execFile } from 'child_process';
+import { resolve } from 'path';
+import { promisify } from 'util';
 import { createHash } from 'crypto';
 import {
   CreateBucketCommand,
@@ -53,7 +56,7 @@ describe('canned ACLs, virtual-host addressing and signed streaming uploads', ()
   let other: S3Client;
 
   beforeAll(async () => {
-    gw = await startGateway('access');
+    gw = await startGateway('access', { S3_AUTH_CACHE_MS: '0' });
     owner = gw.client();
     const res = await fetch(`${gw.managementUrl}/admin/users`, {
       method: 'POST',
@@ -147,5 +150,41 @@ describe('canned ACLs, virtual-host addressing and signed streaming uploads', ()
     const forged = await upload(true);
     expect(forged.status).toBe(403);
     expect(errorCode(forged.text)).toBe('SignatureDoesNotMatch');
+  });
+
+  it('the admin CLI creates users and keys, and a disabled key or user stops working', async () => {
+    const root = resolve(__dirname, '../../..');
+    const cli = (...args: string[]) =>
+      promisify(execFile)(process.execPath, ['-r', '@swc-node/register', 'apps/gateway/src/cli/admin-cli.ts', ...args], {
+        cwd: root,
+        env: { ...process.env, OSTORE_ADMIN_URL: gw.managementUrl, ADMIN_TOKEN: gw.adminToken },
+      });
+    const created = JSON.parse((await cli('user', 'create', 'carol', '--display-name', 'Carol C')).stdout);
+    expect(created.user).toMatchObject({ id: 'carol', displayName: 'Carol C', disabled: false });
+    expect(created.accessKey.accessKeyId).toMatch(/^[A-Z0-9]{20}$/);
+    expect(created.accessKey.secretAccessKey).toHaveLength(40);
+    const carol = gw.client({ accessKeyId: created.accessKey.accessKeyId, secretAccessKey: created.accessKey.secretAccessKey });
+    await carol.send(new CreateBucketCommand({ Bucket: 'carol-bucket' }));
+    const users = JSON.parse((await cli('user', 'list')).stdout) as { id: string }[];
+    expect(users.map((u) => u.id)).toEqual(expect.arrayContaining(['tester', 'mallory', 'carol']));
+    const keys = JSON.parse((await cli('key', 'list', 'carol')).stdout) as { accessKeyId: string; secretAccessKey?: string }[];
+    expect(keys.map((k) => k.accessKeyId)).toEqual([created.accessKey.accessKeyId]);
+    expect(keys[0].secretAccessKey).toBeUndefined();
+
+    await cli('key', 'disable', created.accessKey.accessKeyId);
+    expect((await s3Error(carol.send(new ListObjectsV2Command({ Bucket: 'carol-bucket' })))).name).toBe('InvalidAccessKeyId');
+    await cli('key', 'enable', created.accessKey.accessKeyId);
+    await carol.send(new ListObjectsV2Command({ Bucket: 'carol-bucket' }));
+    await cli('user', 'disable', 'carol');
+    expect((await s3Error(carol.send(new ListObjectsV2Command({ Bucket: 'carol-bucket' })))).name).toBe('AccessDenied');
+
+    const failure = await cli('user', 'create', 'carol').catch((e: { code: number; stderr: string }) => e);
+    expect((failure as { code: number }).code).toBe(1);
+    expect((failure as { stderr: string }).stderr).toMatch(/UserAlreadyExists|already exists/);
+    const badToken = await promisify(execFile)(process.execPath, ['-r', '@swc-node/register', 'apps/gateway/src/cli/admin-cli.ts', 'user', 'list'], {
+      cwd: root,
+      env: { ...process.env, OSTORE_ADMIN_URL: gw.managementUrl, ADMIN_TOKEN: 'wrong-token-0000000000' },
+    }).catch((e: { code: number; stderr: string }) => e);
+    expect((badToken as { stderr: string }).stderr).toContain('401');
   });
 });
