@@ -60,6 +60,20 @@ export default [
     },
   },
   {
+    // Domain libs are pure: no Node I/O modules (the Nx rule's bannedExternalImports covers npm packages only).
+    files: ['libs/s3/protocol/src/**/*.ts', 'libs/lifecycle/rules/src/**/*.ts', 'libs/queue/contracts/src/**/*.ts'],
+    ignores: ['**/*.spec.ts', '**/spec-support/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: ['fs', 'node:fs', 'fs/promises', 'node:fs/promises', 'net', 'node:net', 'http', 'node:http', 'https', 'node:https', 'child_process', 'node:child_process', 'dgram', 'node:dgram', 'cassandra-driver', 'kafkajs'],
+          patterns: ['@nestjs/*'],
+        },
+      ],
+    },
+  },
+  {
     // plain CommonJS glue that Jest loads directly (global setup, sequencer)
     files: ['**/*.js', '**/*.cjs'],
     rules: { '@typescript-eslint/no-require-imports': 'off', '@nx/enforce-module-boundaries': 'off' },

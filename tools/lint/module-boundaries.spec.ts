@@ -13,7 +13,10 @@ describe('module boundaries (npm run lint)', () => {
   }, 120000);
 
   /** Lints `code` as if it were `file`, exactly as `npm run lint` would, and returns the boundary errors. */
-  const lint = async (file: string, code: string): Promise<string[]> => {
+  const lint = async (file: string, code: string): Promise<string[]> =>
+    (await lintMessages(file, code)).filter((m) => m.ruleId === '@nx/enforce-module-boundaries').map((m) => m.message);
+  const lintAll = async (file: string, code: string): Promise<string[]> => (await lintMessages(file, code)).map((m) => m.message);
+  const lintMessages = async (file: string, code: string): Promise<{ ruleId: string; message: string }[]> => {
     let out: string;
     try {
       out = execFileSync(
@@ -38,7 +41,7 @@ describe('module boundaries (npm run lint)', () => {
       out = String(err.stdout);
     }
     const [result] = JSON.parse(out) as { messages: { ruleId: string; message: string }[] }[];
-    return result.messages.filter((m) => m.ruleId === '@nx/enforce-module-boundaries').map((m) => m.message);
+    return result.messages;
   };
 
   it('fails an app importing another app', async () => {
@@ -56,6 +59,13 @@ describe('module boundaries (npm run lint)', () => {
       "import { CassandraClient } from '@ostore/shared/cassandra';\nexport const x = CassandraClient;\n",
     );
     expect(messages.join('\n')).toContain('type:contracts');
+  });
+
+  it('fails a pure domain lib doing I/O', async () => {
+    const messages = await lintAll('libs/s3/protocol/src/bad.ts', "import { readFileSync } from 'fs';\nexport const x = readFileSync;\n");
+    expect(messages.join('\n')).toMatch(/'fs' import is restricted/);
+    const nest = await lintAll('libs/lifecycle/rules/src/bad.ts', "import { Injectable } from '@nestjs/common';\nexport const x = Injectable;\n");
+    expect(nest.join('\n')).toMatch(/restricted|can only depend|banned/);
   });
 
   it('accepts an app importing a lib through its alias', async () => {

@@ -78,3 +78,14 @@ export async function waitFor<T>(
     await new Promise((r) => setTimeout(r, intervalMs));
   }
 }
+
+/** Runs a `tools/stack/stack.mjs` command (e.g. `stop-cassandra`) as a user would, on the stack of this run. */
+export async function stackCommand(...args: string[]): Promise<void> {
+  const { execFile } = await import('child_process');
+  const { resolve } = await import('path');
+  await new Promise<void>((done, fail) =>
+    execFile(process.execPath, [resolve(__dirname, '../stack/stack.mjs'), ...args], { env: process.env }, (err, _out, stderr) =>
+      err ? fail(new Error(`stack ${args.join(' ')} failed: ${stderr}`)) : done(),
+    ),
+  );
+}

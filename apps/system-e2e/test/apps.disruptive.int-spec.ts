@@ -1,7 +1,5 @@
-import { AppName, AppProcess, APPS, appEnv, freshCluster, freshKeyspace, waitFor } from '@ostore/testing';
+import { AppName, AppProcess, APPS, appEnv, freshCluster, freshKeyspace, stackCommand, waitFor } from '@ostore/testing';
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const stack = require('../../../tools/stack/index.cjs');
 
 const basePort = 19100 + Math.floor(Math.random() * 500) * 4;
 const ports: Record<AppName, number> = {
@@ -41,7 +39,7 @@ describe('the four apps against the real stack', () => {
   }, 120000);
 
   afterAll(async () => {
-    await stack.startCassandra();
+    await stackCommand('start-cassandra');
     await Promise.all(processes.map((p) => p.stop()));
   }, 120000);
 
@@ -62,7 +60,7 @@ describe('the four apps against the real stack', () => {
   });
 
   it('every app turns unready when Cassandra stops and ready again when it is back', async () => {
-    await stack.stopCassandra();
+    await stackCommand('stop-cassandra');
     await Promise.all(
       APPS.map((app) =>
         waitFor(`${app} unready`, async () => ((await readyStatus(app)) === 503 ? true : undefined), 60000),
@@ -72,7 +70,7 @@ describe('the four apps against the real stack', () => {
     expect(report.checks.cassandra.ok).toBe(false);
     expect(report.checks.kafka.ok).toBe(true);
 
-    await stack.startCassandra();
+    await stackCommand('start-cassandra');
     await Promise.all(
       APPS.map((app) =>
         waitFor(

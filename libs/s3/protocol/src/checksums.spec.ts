@@ -1,3 +1,4 @@
+import { crc32c } from '@aws-crypto/crc32c';
 import { Crc64NvmeJs } from '@aws-sdk/checksums/crc';
 import { createHash, randomBytes } from 'crypto';
 import { S3Error } from './errors';
@@ -6,6 +7,7 @@ import {
   checksumHeaderName,
   checksumOf,
   compositeChecksum,
+  fullObjectChecksum,
   createHasher,
   HashAlgorithm,
   isValidChecksumValue,
@@ -26,7 +28,8 @@ function thrown(fn: () => unknown): S3Error {
   throw new Error('expected an S3Error');
 }
 
-const hex = (alg: HashAlgorithm, data: string) => Buffer.from(checksumOf(alg, data), 'base64').toString('hex');
+const hex = (alg: HashAlgorithm, data: string) =>
+  Buffer.from(checksumOf(alg, data), 'base64').toString('hex');
 
 describe(createHasher.name, () => {
   it.each<[HashAlgorithm, string]>([
@@ -55,7 +58,7 @@ describe(createHasher.name, () => {
       const whole = createHasher(alg);
       whole.update(data);
       const sut = createHasher(alg);
-      for (let i = 0; i < data.length; ) {
+      for (let i = 0; i < data.length;) {
         const n = 1 + Math.floor(Math.random() * 5000);
         sut.update(data.subarray(i, i + n));
         i += n;
@@ -66,6 +69,15 @@ describe(createHasher.name, () => {
       expect(() => sut.update(Buffer.from('x'))).toThrow();
     },
   );
+
+  it('matches the CRC32C implementation of @aws-crypto on random data', () => {
+    for (const size of [0, 1, 7, 8, 9, 15, 16, 17, 1000, 65_537]) {
+      const data = randomBytes(size);
+      const expected = Buffer.alloc(4);
+      expected.writeUInt32BE(crc32c(data));
+      expect(checksumOf('CRC32C', data)).toBe(expected.toString('base64'));
+    }
+  });
 
   it('matches the CRC64NVME implementation of AWS SDK v3 on random data', async () => {
     for (const size of [1, 7, 8, 9, 255, 4096, 65_537]) {
@@ -112,11 +124,13 @@ describe(requestChecksum.name, () => {
   const crc = checksumOf('CRC32', 'x');
 
   it('finds a checksum header', () => {
-    expect(requestChecksum({ 'x-amz-checksum-crc32': crc, 'x-amz-sdk-checksum-algorithm': 'CRC32' })).toEqual({
-      algorithm: 'CRC32',
-      location: 'header',
-      value: crc,
-    });
+    expect(requestChecksum({ 'x-amz-checksum-crc32': crc, 'x-amz-sdk-checksum-algorithm': 'CRC32' })).toEqual(
+      {
+        algorithm: 'CRC32',
+        location: 'header',
+        value: crc,
+      },
+    );
   });
 
   it('finds a trailer, as SDK v3 declares it for streaming uploads', () => {
@@ -129,18 +143,48 @@ describe(requestChecksum.name, () => {
   });
 
   it('ignores the algorithm, type and mode headers and requests without checksums', () => {
-    expect(requestChecksum({ 'x-amz-checksum-algorithm': 'SHA1', 'x-amz-checksum-type': 'COMPOSITE', 'x-amz-checksum-mode': 'ENABLED' })).toBeUndefined();
+    expect(
+      requestChecksum({
+        'x-amz-checksum-algorithm': 'SHA1',
+        'x-amz-checksum-type': 'COMPOSITE',
+        'x-amz-checksum-mode': 'ENABLED',
+      }),
+    ).toBeUndefined();
     expect(requestChecksum({})).toBeUndefined();
   });
 
   it.each<[string, Record<string, string>, RegExp]>([
-    ['an invalid value', { 'x-amz-checksum-crc32': 'nope' }, /Value for x-amz-checksum-crc32 header is invalid/],
-    ['a value of the wrong length', { 'x-amz-checksum-sha256': crc }, /x-amz-checksum-sha256 header is invalid/],
+    [
+      'an invalid value',
+      { 'x-amz-checksum-crc32': 'nope' },
+      /Value for x-amz-checksum-crc32 header is invalid/,
+    ],
+    [
+      'a value of the wrong length',
+      { 'x-amz-checksum-sha256': crc },
+      /x-amz-checksum-sha256 header is invalid/,
+    ],
     ['an unknown algorithm header', { 'x-amz-checksum-md5': crc }, /unsupported/],
-    ['two checksums', { 'x-amz-checksum-crc32': crc, 'x-amz-checksum-crc32c': crc }, /Multiple checksum Types/],
-    ['a header and a trailer', { 'x-amz-checksum-crc32': crc, 'x-amz-trailer': 'x-amz-checksum-crc32c' }, /Multiple/],
-    ['an SDK algorithm without a checksum', { 'x-amz-sdk-checksum-algorithm': 'CRC32' }, /no corresponding x-amz-checksum/],
-    ['an SDK algorithm that disagrees', { 'x-amz-sdk-checksum-algorithm': 'SHA1', 'x-amz-checksum-crc32': crc }, /x-amz-sdk-checksum-algorithm/],
+    [
+      'two checksums',
+      { 'x-amz-checksum-crc32': crc, 'x-amz-checksum-crc32c': crc },
+      /Multiple checksum Types/,
+    ],
+    [
+      'a header and a trailer',
+      { 'x-amz-checksum-crc32': crc, 'x-amz-trailer': 'x-amz-checksum-crc32c' },
+      /Multiple/,
+    ],
+    [
+      'an SDK algorithm without a checksum',
+      { 'x-amz-sdk-checksum-algorithm': 'CRC32' },
+      /no corresponding x-amz-checksum/,
+    ],
+    [
+      'an SDK algorithm that disagrees',
+      { 'x-amz-sdk-checksum-algorithm': 'SHA1', 'x-amz-checksum-crc32': crc },
+      /x-amz-sdk-checksum-algorithm/,
+    ],
     ['an unknown trailer algorithm', { 'x-amz-trailer': 'x-amz-checksum-xxhash64' }, /unsupported/],
   ])('rejects %s as InvalidRequest', (_case, headers, message) => {
     const error = thrown(() => requestChecksum(headers));
@@ -183,7 +227,9 @@ describe(verifyChecksum.name, () => {
 
 describe(parseContentMd5.name, () => {
   it('decodes 16 bytes of base64 and rejects anything else as InvalidDigest', () => {
-    expect(parseContentMd5('1B2M2Y8AsgTpgAmY7PhCfg==').toString('hex')).toBe('d41d8cd98f00b204e9800998ecf8427e');
+    expect(parseContentMd5('1B2M2Y8AsgTpgAmY7PhCfg==').toString('hex')).toBe(
+      'd41d8cd98f00b204e9800998ecf8427e',
+    );
     for (const bad of ['', 'd41d8cd98f00b204e9800998ecf8427e', 'AAAA', '!!!!']) {
       expect(thrown(() => parseContentMd5(bad)).code).toBe('InvalidDigest');
     }
@@ -198,6 +244,33 @@ describe(compositeChecksum.name, () => {
       .digest('base64');
     expect(compositeChecksum('SHA256', parts)).toBe(`${expected}-3`);
     const crcs = ['a', 'b'].map((p) => checksumOf('CRC32', p));
-    expect(compositeChecksum('CRC32', crcs)).toBe(`${checksumOf('CRC32', Buffer.concat(crcs.map((c) => Buffer.from(c, 'base64'))))}-2`);
+    expect(compositeChecksum('CRC32', crcs)).toBe(
+      `${checksumOf('CRC32', Buffer.concat(crcs.map((c) => Buffer.from(c, 'base64'))))}-2`,
+    );
+  });
+});
+
+describe(fullObjectChecksum.name, () => {
+  it.each(['CRC32', 'CRC32C', 'CRC64NVME'] as const)(
+    '%s of the parts equals the CRC of the whole object',
+    (alg) => {
+      const sizes = [5 * 1024 * 1024, 1, 0, 70_001, 3];
+      const parts = sizes.map((n) => randomBytes(n));
+      const sut = fullObjectChecksum(
+        alg,
+        parts.map((p) => ({ checksum: checksumOf(alg, p), size: p.length })),
+      );
+      expect(sut).toBe(checksumOf(alg, Buffer.concat(parts)));
+      expect(fullObjectChecksum(alg, [{ checksum: checksumOf(alg, parts[3]), size: parts[3].length }])).toBe(
+        checksumOf(alg, parts[3]),
+      );
+    },
+  );
+
+  it('is the empty CRC for no parts and rejects a checksum of the wrong width', () => {
+    expect(fullObjectChecksum('CRC64NVME', [])).toBe('AAAAAAAAAAA=');
+    expect(thrown(() => fullObjectChecksum('CRC64NVME', [{ checksum: 'AAAAAA==', size: 1 }])).code).toBe(
+      'InvalidRequest',
+    );
   });
 });

@@ -1,4 +1,3 @@
-import { Crc32c } from '@aws-crypto/crc32c';
 import { createHash, Hash } from 'crypto';
 import { crc32 } from 'zlib';
 import { S3Error } from './errors';
@@ -15,7 +14,14 @@ export type HashAlgorithm = ChecksumAlgorithm | 'MD5';
 /** x-amz-checksum-type of a multipart upload. */
 export type ChecksumType = 'COMPOSITE' | 'FULL_OBJECT';
 
-const DIGEST_LENGTH: Record<HashAlgorithm, number> = { CRC32: 4, CRC32C: 4, CRC64NVME: 8, SHA1: 20, SHA256: 32, MD5: 16 };
+const DIGEST_LENGTH: Record<HashAlgorithm, number> = {
+  CRC32: 4,
+  CRC32C: 4,
+  CRC64NVME: 8,
+  SHA1: 20,
+  SHA256: 32,
+  MD5: 16,
+};
 
 export interface Hasher {
   update(data: Uint8Array): void;
@@ -34,10 +40,7 @@ export function createHasher(algorithm: HashAlgorithm): Hasher {
         return { update: (d) => (crc = crc32(d, crc)), digest: () => uint32(crc) };
       });
     case 'CRC32C':
-      return new CrcHasher(() => {
-        const crc = new Crc32c();
-        return { update: (d) => crc.update(d), digest: () => uint32(crc.digest()) };
-      });
+      return new CrcHasher(() => new Crc32c());
     case 'CRC64NVME':
       return new CrcHasher(() => new Crc64Nvme());
     case 'SHA1':
@@ -112,10 +115,16 @@ export function requestChecksum(headers: HttpHeaders): RequestChecksum | undefin
   const trailer = headerValue(headers, 'x-amz-trailer');
   for (const name of (trailer ?? '').split(',').map((n) => n.trim().toLowerCase())) {
     if (!name.startsWith('x-amz-checksum-')) continue;
-    found.push({ algorithm: parseChecksumAlgorithm(name.slice('x-amz-checksum-'.length)), location: 'trailer' });
+    found.push({
+      algorithm: parseChecksumAlgorithm(name.slice('x-amz-checksum-'.length)),
+      location: 'trailer',
+    });
   }
   if (found.length > 1) {
-    throw new S3Error('InvalidRequest', 'Expecting a single x-amz-checksum- header. Multiple checksum Types are not allowed.');
+    throw new S3Error(
+      'InvalidRequest',
+      'Expecting a single x-amz-checksum- header. Multiple checksum Types are not allowed.',
+    );
   }
   const sdkAlgorithm = headerValue(headers, 'x-amz-sdk-checksum-algorithm');
   if (sdkAlgorithm !== undefined) {
@@ -145,7 +154,10 @@ export function checksumAlgorithmFromHeaders(headers: HttpHeaders): ChecksumAlgo
  * x-amz-checksum-type of CreateMultipartUpload with S3's pairing rules: CRC64NVME supports only
  * FULL_OBJECT, SHA1/SHA256 only COMPOSITE; CRC32/CRC32C either, COMPOSITE by default.
  */
-export function parseChecksumType(value: string | undefined, algorithm: ChecksumAlgorithm | undefined): ChecksumType | undefined {
+export function parseChecksumType(
+  value: string | undefined,
+  algorithm: ChecksumAlgorithm | undefined,
+): ChecksumType | undefined {
   if (value === undefined) {
     if (algorithm === undefined) return undefined;
     return algorithm === 'CRC64NVME' ? 'FULL_OBJECT' : 'COMPOSITE';
@@ -155,11 +167,22 @@ export function parseChecksumType(value: string | undefined, algorithm: Checksum
     throw new S3Error('InvalidRequest', 'Value for x-amz-checksum-type header is invalid.');
   }
   if (algorithm === undefined) {
-    throw new S3Error('InvalidRequest', 'The x-amz-checksum-type header can only be used with the x-amz-checksum-algorithm header.');
+    throw new S3Error(
+      'InvalidRequest',
+      'The x-amz-checksum-type header can only be used with the x-amz-checksum-algorithm header.',
+    );
   }
-  const allowed = algorithm === 'CRC64NVME' ? ['FULL_OBJECT'] : algorithm.startsWith('SHA') ? ['COMPOSITE'] : ['COMPOSITE', 'FULL_OBJECT'];
+  const allowed =
+    algorithm === 'CRC64NVME'
+      ? ['FULL_OBJECT']
+      : algorithm.startsWith('SHA')
+        ? ['COMPOSITE']
+        : ['COMPOSITE', 'FULL_OBJECT'];
   if (!allowed.includes(type)) {
-    throw new S3Error('InvalidRequest', `The ${type} checksum type cannot be used with the ${algorithm.toLowerCase()} checksum algorithm.`);
+    throw new S3Error(
+      'InvalidRequest',
+      `The ${type} checksum type cannot be used with the ${algorithm.toLowerCase()} checksum algorithm.`,
+    );
   }
   return type;
 }
@@ -186,6 +209,73 @@ export function compositeChecksum(algorithm: ChecksumAlgorithm, partChecksums: s
   const hasher = createHasher(algorithm);
   for (const part of partChecksums) hasher.update(Buffer.from(part, 'base64'));
   return `${hasher.digest()}-${partChecksums.length}`;
+}
+
+export type CrcAlgorithm = 'CRC32' | 'CRC32C' | 'CRC64NVME';
+
+/**
+ * Checksum of a FULL_OBJECT multipart object: the CRC of the whole object, computed from the
+ * parts' CRCs and sizes alone (zlib's crc32_combine in GF(2), generalised to 64 bits), so that
+ * nothing re-reads the data. No `-N` suffix, as S3 returns full-object checksums.
+ */
+export function fullObjectChecksum(
+  algorithm: CrcAlgorithm,
+  parts: { checksum: string; size: number }[],
+): string {
+  if (parts.length === 0) return checksumOf(algorithm, '');
+  const { width, poly } = CRC_PARAMS[algorithm];
+  const bytes = width / 8;
+  // Parts are mostly of one size: compute each distinct shift operator once.
+  const shifts = new Map<number, bigint>();
+  let crc = 0n;
+  parts.forEach((part, i) => {
+    const raw = Buffer.from(part.checksum, 'base64');
+    if (raw.length !== bytes)
+      throw new S3Error('InvalidRequest', `Value for the ${algorithm} checksum of part ${i + 1} is invalid.`);
+    const partCrc = BigInt(`0x${raw.toString('hex')}`);
+    if (i === 0) {
+      crc = partCrc;
+      return;
+    }
+    let shift = shifts.get(part.size);
+    if (shift === undefined) shifts.set(part.size, (shift = xPow8n(BigInt(part.size), width, poly)));
+    crc = multModP(shift, crc, width, poly) ^ partCrc;
+  });
+  return Buffer.from(crc.toString(16).padStart(bytes * 2, '0'), 'hex').toString('base64');
+}
+
+const CRC_PARAMS: Record<CrcAlgorithm, { width: 32 | 64; poly: bigint }> = {
+  CRC32: { width: 32, poly: 0xedb88320n },
+  CRC32C: { width: 32, poly: 0x82f63b78n },
+  CRC64NVME: { width: 64, poly: 0x9a6c9329ac4bc9b5n },
+};
+
+/** a·b modulo the polynomial, both in reflected bit order (the top bit is x^0). */
+function multModP(a: bigint, b: bigint, width: number, poly: bigint): bigint {
+  let m = 1n << BigInt(width - 1);
+  let p = 0n;
+  for (;;) {
+    if (a & m) {
+      p ^= b;
+      if ((a & (m - 1n)) === 0n) break;
+    }
+    m >>= 1n;
+    b = b & 1n ? (b >> 1n) ^ poly : b >> 1n;
+  }
+  return p;
+}
+
+/** x^(8n) modulo the polynomial, by squaring: the operator that shifts a CRC past n zero bytes. */
+function xPow8n(n: bigint, width: number, poly: bigint): bigint {
+  let square = multModP(1n << BigInt(width - 2), 1n << BigInt(width - 2), width, poly); // x^2
+  square = multModP(square, square, width, poly); // x^4
+  square = multModP(square, square, width, poly); // x^8
+  let p = 1n << BigInt(width - 1); // x^0
+  for (; n > 0n; n >>= 1n) {
+    if (n & 1n) p = multModP(square, p, width, poly);
+    square = multModP(square, square, width, poly);
+  }
+  return p;
 }
 
 interface CrcState {
@@ -240,6 +330,56 @@ function uint32(value: number): Buffer {
   const buf = Buffer.alloc(4);
   buf.writeUInt32BE(value >>> 0);
   return buf;
+}
+
+/**
+ * CRC-32C (Castagnoli, reflected 0x82f63b78), slicing-by-8: eight bytes per step through eight
+ * tables. A byte-at-a-time table (as in @aws-crypto/crc32c) runs at ~30 MiB/s, which would cap
+ * the upload rate of every client that picks CRC32C; this runs about ten times faster.
+ */
+const CRC32C_TABLES = (() => {
+  const t = new Uint32Array(8 * 256);
+  for (let i = 0; i < 256; i++) {
+    let c = i;
+    for (let bit = 0; bit < 8; bit++) c = c & 1 ? (c >>> 1) ^ 0x82f63b78 : c >>> 1;
+    t[i] = c >>> 0;
+  }
+  for (let k = 1; k < 8; k++) {
+    for (let i = 0; i < 256; i++) {
+      const prev = t[(k - 1) * 256 + i];
+      t[k * 256 + i] = ((prev >>> 8) ^ t[prev & 0xff]) >>> 0;
+    }
+  }
+  return t;
+})();
+
+class Crc32c implements CrcState {
+  private crc = 0xffffffff;
+
+  update(data: Uint8Array): void {
+    const t = CRC32C_TABLES;
+    let crc = this.crc;
+    let i = 0;
+    for (const end = data.length - 8; i <= end; i += 8) {
+      const lo = (crc ^ (data[i] | (data[i + 1] << 8) | (data[i + 2] << 16) | (data[i + 3] << 24))) >>> 0;
+      const hi = (data[i + 4] | (data[i + 5] << 8) | (data[i + 6] << 16) | (data[i + 7] << 24)) >>> 0;
+      crc =
+        t[1792 + (lo & 0xff)] ^
+        t[1536 + ((lo >>> 8) & 0xff)] ^
+        t[1280 + ((lo >>> 16) & 0xff)] ^
+        t[1024 + (lo >>> 24)] ^
+        t[768 + (hi & 0xff)] ^
+        t[512 + ((hi >>> 8) & 0xff)] ^
+        t[256 + ((hi >>> 16) & 0xff)] ^
+        t[hi >>> 24];
+    }
+    for (; i < data.length; i++) crc = t[(crc ^ data[i]) & 0xff] ^ (crc >>> 8);
+    this.crc = crc >>> 0;
+  }
+
+  digest(): Buffer {
+    return uint32(this.crc ^ 0xffffffff);
+  }
 }
 
 /**

@@ -7,7 +7,7 @@ import { ChunkedDecoderOptions, ChunkSigning, createChunkedDecoder } from './chu
 import { S3Error } from './errors';
 import { deriveSigningKey, parseSigV4, SigV4Request, verifySigV4 } from './sigv4';
 import { encodeSignedChunkedBody, encodeUnsignedChunkedBody } from './testing';
-import { CaptureServer, TEST_CREDENTIALS } from './testing/sdk-capture';
+import { CaptureServer, TEST_CREDENTIALS } from './spec-support/sdk-capture';
 
 const SIGNED = 'STREAMING-AWS4-HMAC-SHA256-PAYLOAD';
 const SIGNED_TRAILER = 'STREAMING-AWS4-HMAC-SHA256-PAYLOAD-TRAILER';
@@ -24,7 +24,7 @@ const signing: ChunkSigning = {
 function pieces(body: Buffer, how: 'whole' | 'bytes' | 'random'): Buffer[] {
   if (how === 'whole') return [body];
   const out: Buffer[] = [];
-  for (let i = 0; i < body.length; ) {
+  for (let i = 0; i < body.length;) {
     const n = how === 'bytes' ? 1 : 1 + Math.floor(Math.random() * 200);
     out.push(body.subarray(i, i + n));
     i += n;
@@ -79,23 +79,39 @@ describe(createChunkedDecoder.name, () => {
     };
     const payload = Buffer.alloc(66560, 'a');
     const body = Buffer.concat([
-      Buffer.from('10000;chunk-signature=ad80c730a21e5b8d04586a2213dd63b9a0e99e0e2307b0ade35a65485a288648\r\n'),
+      Buffer.from(
+        '10000;chunk-signature=ad80c730a21e5b8d04586a2213dd63b9a0e99e0e2307b0ade35a65485a288648\r\n',
+      ),
       payload.subarray(0, 65536),
-      Buffer.from('\r\n400;chunk-signature=0055627c9e194cb4542bae2aa5492e3c1575bbb81b612b7d234b86a503ef5497\r\n'),
+      Buffer.from(
+        '\r\n400;chunk-signature=0055627c9e194cb4542bae2aa5492e3c1575bbb81b612b7d234b86a503ef5497\r\n',
+      ),
       payload.subarray(65536),
-      Buffer.from('\r\n0;chunk-signature=b6c6ea8a5354eaf15b3cb7646744f4275b71ea724fed81ceb9323e279d449df9\r\n\r\n'),
+      Buffer.from(
+        '\r\n0;chunk-signature=b6c6ea8a5354eaf15b3cb7646744f4275b71ea724fed81ceb9323e279d449df9\r\n\r\n',
+      ),
     ]);
 
     it('verifies the seed signature and every chunk', async () => {
       expect(body.length).toBe(66824);
-      const seed = verifySigV4(parseSigV4(request)!, request, TEST_CREDENTIALS.secretAccessKey, new Date('2013-05-24T00:00:00Z'));
+      const seed = verifySigV4(
+        parseSigV4(request)!,
+        request,
+        TEST_CREDENTIALS.secretAccessKey,
+        new Date('2013-05-24T00:00:00Z'),
+      );
       expect(seed.seedSignature).toBe('4f232c4386841ef735655705268965c44a0e4690baa4adea153f7db9fa80a0a9');
       const sut = await decode(body, { mode: SIGNED, signing: seed, decodedContentLength: 66560 });
       expect(sut.data.equals(payload)).toBe(true);
     });
 
     it('agrees with the encoder used by the other tests', () => {
-      const seed = verifySigV4(parseSigV4(request)!, request, TEST_CREDENTIALS.secretAccessKey, new Date('2013-05-24T00:00:00Z'));
+      const seed = verifySigV4(
+        parseSigV4(request)!,
+        request,
+        TEST_CREDENTIALS.secretAccessKey,
+        new Date('2013-05-24T00:00:00Z'),
+      );
       expect(encodeSignedChunkedBody(payload, seed, { chunkSize: 65536 }).equals(body)).toBe(true);
     });
   });
@@ -128,7 +144,11 @@ describe(createChunkedDecoder.name, () => {
       const payload = randomBytes(size);
       const trailers = { 'x-amz-checksum-crc32': checksumOf('CRC32', payload) };
       const body = encodeUnsignedChunkedBody(payload, { chunkSize: 8192, trailers });
-      const sut = await decode(pieces(body, how), { mode: UNSIGNED_TRAILER, decodedContentLength: size, expectedTrailers: ['x-amz-checksum-crc32'] });
+      const sut = await decode(pieces(body, how), {
+        mode: UNSIGNED_TRAILER,
+        decodedContentLength: size,
+        expectedTrailers: ['x-amz-checksum-crc32'],
+      });
       expect(sut.data.equals(payload)).toBe(true);
       expect(sut.trailers).toEqual(trailers);
     });
@@ -136,10 +156,17 @@ describe(createChunkedDecoder.name, () => {
 
   it('accepts a body whose final blank line is missing, and bare LF line ends in trailers', async () => {
     const payload = Buffer.from('hello');
-    const body = encodeUnsignedChunkedBody(payload, { chunkSize: 4, trailers: { 'x-amz-checksum-crc32': checksumOf('CRC32', payload) } });
-    expect((await decode(body.subarray(0, body.length - 2), { mode: UNSIGNED_TRAILER })).data.toString()).toBe('hello');
+    const body = encodeUnsignedChunkedBody(payload, {
+      chunkSize: 4,
+      trailers: { 'x-amz-checksum-crc32': checksumOf('CRC32', payload) },
+    });
+    expect(
+      (await decode(body.subarray(0, body.length - 2), { mode: UNSIGNED_TRAILER })).data.toString(),
+    ).toBe('hello');
     const lf = Buffer.from(`5\r\nhello\r\n0\nx-amz-checksum-crc32:${checksumOf('CRC32', payload)}\n\n`);
-    expect((await decode(lf, { mode: UNSIGNED_TRAILER })).trailers['x-amz-checksum-crc32']).toBe(checksumOf('CRC32', payload));
+    expect((await decode(lf, { mode: UNSIGNED_TRAILER })).trailers['x-amz-checksum-crc32']).toBe(
+      checksumOf('CRC32', payload),
+    );
   });
 
   it('accepts upper-case hex sizes and chunk extensions in unsigned mode', async () => {
@@ -154,39 +181,176 @@ describe(createChunkedDecoder.name, () => {
       chunkSize: 100,
       trailers: { 'x-amz-checksum-crc32': checksumOf('CRC32', payload) },
     });
-    const unsignedBody = encodeUnsignedChunkedBody(payload, { chunkSize: 100, trailers: { 'x-amz-checksum-crc32': checksumOf('CRC32', payload) } });
+    const unsignedBody = encodeUnsignedChunkedBody(payload, {
+      chunkSize: 100,
+      trailers: { 'x-amz-checksum-crc32': checksumOf('CRC32', payload) },
+    });
     const flip = (body: Buffer, at: number) => {
       const copy = Buffer.from(body);
       copy[at] ^= 1;
       return copy;
     };
-    const replace = (body: Buffer, from: string, to: string) => Buffer.from(body.toString('latin1').replace(from, to), 'latin1');
+    const replace = (body: Buffer, from: string, to: string) =>
+      Buffer.from(body.toString('latin1').replace(from, to), 'latin1');
     const CHUNK = '64;chunk-signature='.length + 64 + 2 + 100 + 2; // one framed 100-byte chunk
     const firstSignature = signedBody.toString('latin1').match(/chunk-signature=([0-9a-f]{64})/)![1];
 
     it.each<[string, () => Buffer, ChunkedDecoderOptions['mode'], string, RegExp]>([
-      ['a changed data byte', () => flip(signedBody, 90), SIGNED, 'SignatureDoesNotMatch', /signature we calculated/],
-      ['a changed byte of the last chunk', () => flip(signedBody, signedBody.length - 100), SIGNED, 'SignatureDoesNotMatch', /signature we calculated/],
-      ['a changed chunk signature', () => replace(signedBody, firstSignature, '0'.repeat(64)), SIGNED, 'SignatureDoesNotMatch', /signature we calculated/],
-      ['a dropped middle chunk', () => Buffer.concat([signedBody.subarray(0, CHUNK), signedBody.subarray(2 * CHUNK)]), SIGNED, 'SignatureDoesNotMatch', /signature we calculated/],
-      ['a changed trailer value', () => replace(trailerBody, 'x-amz-checksum-crc32:', 'x-amz-checksum-crc32:A'), SIGNED_TRAILER, 'SignatureDoesNotMatch', /signature we calculated/],
-      ['a changed trailer signature', () => replace(trailerBody, 'x-amz-trailer-signature:', 'x-amz-trailer-signature:0'), SIGNED_TRAILER, 'SignatureDoesNotMatch', /signature we calculated/],
-      ['a missing trailer signature', () => Buffer.from(trailerBody.toString('latin1').replace(/x-amz-trailer-signature:.*\r\n/, ''), 'latin1'), SIGNED_TRAILER, 'InvalidRequest', /Missing x-amz-trailer-signature/],
-      ['a trailer in a signed body without trailers', () => trailerBody, SIGNED, 'InvalidRequest', /Unexpected trailer/],
-      ['a missing chunk signature', () => replace(signedBody, `;chunk-signature=${firstSignature}`, ''), SIGNED, 'InvalidRequest', /chunk-signature/],
-      ['a bad chunk size', () => Buffer.from('zz\r\n'), UNSIGNED_TRAILER, 'InvalidRequest', /Invalid chunk size/],
-      ['an empty chunk size', () => Buffer.from(';x\r\n'), UNSIGNED_TRAILER, 'InvalidRequest', /Invalid chunk size/],
-      ['a chunk over 16 MiB', () => Buffer.from('1000001\r\n'), UNSIGNED_TRAILER, 'InvalidRequest', /exceeds the limit/],
-      ['data not followed by CRLF', () => Buffer.from('2\r\nabX\r\n0\r\n\r\n'), UNSIGNED_TRAILER, 'InvalidRequest', /CRLF/],
-      ['an endless header line', () => Buffer.alloc(10_000, '1'), UNSIGNED_TRAILER, 'InvalidRequest', /too long/],
-      ['bytes after the end', () => Buffer.concat([unsignedBody, Buffer.from('x')]), UNSIGNED_TRAILER, 'InvalidRequest', /after the end/],
-      ['a malformed trailer', () => Buffer.from('0\r\nno-colon\r\n\r\n'), UNSIGNED_TRAILER, 'InvalidRequest', /Malformed trailer/],
-      ['a repeated trailer', () => Buffer.from('0\r\na:1\r\na:2\r\n\r\n'), UNSIGNED_TRAILER, 'InvalidRequest', /Repeated trailer/],
-      ['a trailer signature in an unsigned body', () => Buffer.from(`0\r\nx-amz-trailer-signature:${'0'.repeat(64)}\r\n\r\n`), UNSIGNED_TRAILER, 'InvalidRequest', /Unexpected x-amz-trailer-signature/],
-      ['a body cut in a chunk', () => signedBody.subarray(0, 150), SIGNED, 'IncompleteBody', /ended before the final chunk/],
-      ['a body cut before the final chunk', () => signedBody.subarray(0, signedBody.indexOf('0;chunk-signature')), SIGNED, 'IncompleteBody', /ended before the final chunk/],
-      ['a body cut in a trailer line', () => unsignedBody.subarray(0, unsignedBody.length - 6), UNSIGNED_TRAILER, 'IncompleteBody', /ended before the final chunk/],
-      ['an empty body', () => Buffer.alloc(0), UNSIGNED_TRAILER, 'IncompleteBody', /ended before the final chunk/],
+      [
+        'a changed data byte',
+        () => flip(signedBody, 90),
+        SIGNED,
+        'SignatureDoesNotMatch',
+        /signature we calculated/,
+      ],
+      [
+        'a changed byte of the last chunk',
+        () => flip(signedBody, signedBody.length - 100),
+        SIGNED,
+        'SignatureDoesNotMatch',
+        /signature we calculated/,
+      ],
+      [
+        'a changed chunk signature',
+        () => replace(signedBody, firstSignature, '0'.repeat(64)),
+        SIGNED,
+        'SignatureDoesNotMatch',
+        /signature we calculated/,
+      ],
+      [
+        'a dropped middle chunk',
+        () => Buffer.concat([signedBody.subarray(0, CHUNK), signedBody.subarray(2 * CHUNK)]),
+        SIGNED,
+        'SignatureDoesNotMatch',
+        /signature we calculated/,
+      ],
+      [
+        'a changed trailer value',
+        () => replace(trailerBody, 'x-amz-checksum-crc32:', 'x-amz-checksum-crc32:A'),
+        SIGNED_TRAILER,
+        'SignatureDoesNotMatch',
+        /signature we calculated/,
+      ],
+      [
+        'a changed trailer signature',
+        () => replace(trailerBody, 'x-amz-trailer-signature:', 'x-amz-trailer-signature:0'),
+        SIGNED_TRAILER,
+        'SignatureDoesNotMatch',
+        /signature we calculated/,
+      ],
+      [
+        'a missing trailer signature',
+        () =>
+          Buffer.from(trailerBody.toString('latin1').replace(/x-amz-trailer-signature:.*\r\n/, ''), 'latin1'),
+        SIGNED_TRAILER,
+        'InvalidRequest',
+        /Missing x-amz-trailer-signature/,
+      ],
+      [
+        'a trailer in a signed body without trailers',
+        () => trailerBody,
+        SIGNED,
+        'InvalidRequest',
+        /Unexpected trailer/,
+      ],
+      [
+        'a missing chunk signature',
+        () => replace(signedBody, `;chunk-signature=${firstSignature}`, ''),
+        SIGNED,
+        'InvalidRequest',
+        /chunk-signature/,
+      ],
+      [
+        'a bad chunk size',
+        () => Buffer.from('zz\r\n'),
+        UNSIGNED_TRAILER,
+        'InvalidRequest',
+        /Invalid chunk size/,
+      ],
+      [
+        'an empty chunk size',
+        () => Buffer.from(';x\r\n'),
+        UNSIGNED_TRAILER,
+        'InvalidRequest',
+        /Invalid chunk size/,
+      ],
+      [
+        'a chunk over 16 MiB',
+        () => Buffer.from('1000001\r\n'),
+        UNSIGNED_TRAILER,
+        'InvalidRequest',
+        /exceeds the limit/,
+      ],
+      [
+        'data not followed by CRLF',
+        () => Buffer.from('2\r\nabX\r\n0\r\n\r\n'),
+        UNSIGNED_TRAILER,
+        'InvalidRequest',
+        /CRLF/,
+      ],
+      [
+        'an endless header line',
+        () => Buffer.alloc(10_000, '1'),
+        UNSIGNED_TRAILER,
+        'InvalidRequest',
+        /too long/,
+      ],
+      [
+        'bytes after the end',
+        () => Buffer.concat([unsignedBody, Buffer.from('x')]),
+        UNSIGNED_TRAILER,
+        'InvalidRequest',
+        /after the end/,
+      ],
+      [
+        'a malformed trailer',
+        () => Buffer.from('0\r\nno-colon\r\n\r\n'),
+        UNSIGNED_TRAILER,
+        'InvalidRequest',
+        /Malformed trailer/,
+      ],
+      [
+        'a repeated trailer',
+        () => Buffer.from('0\r\na:1\r\na:2\r\n\r\n'),
+        UNSIGNED_TRAILER,
+        'InvalidRequest',
+        /Repeated trailer/,
+      ],
+      [
+        'a trailer signature in an unsigned body',
+        () => Buffer.from(`0\r\nx-amz-trailer-signature:${'0'.repeat(64)}\r\n\r\n`),
+        UNSIGNED_TRAILER,
+        'InvalidRequest',
+        /Unexpected x-amz-trailer-signature/,
+      ],
+      [
+        'a body cut in a chunk',
+        () => signedBody.subarray(0, 150),
+        SIGNED,
+        'IncompleteBody',
+        /ended before the final chunk/,
+      ],
+      [
+        'a body cut before the final chunk',
+        () => signedBody.subarray(0, signedBody.indexOf('0;chunk-signature')),
+        SIGNED,
+        'IncompleteBody',
+        /ended before the final chunk/,
+      ],
+      [
+        'a body cut in a trailer line',
+        () => unsignedBody.subarray(0, unsignedBody.length - 6),
+        UNSIGNED_TRAILER,
+        'IncompleteBody',
+        /ended before the final chunk/,
+      ],
+      [
+        'an empty body',
+        () => Buffer.alloc(0),
+        UNSIGNED_TRAILER,
+        'IncompleteBody',
+        /ended before the final chunk/,
+      ],
     ])('%s', async (_case, body, mode, code, message) => {
       const error = await decodeError(pieces(body(), 'random'), { mode, signing });
       expect(error.code).toBe(code);
@@ -194,18 +358,34 @@ describe(createChunkedDecoder.name, () => {
     });
 
     it('a body longer or shorter than x-amz-decoded-content-length', async () => {
-      expect((await decodeError(signedBody, { mode: SIGNED, signing, decodedContentLength: 299 })).code).toBe('IncompleteBody');
-      expect((await decodeError(signedBody, { mode: SIGNED, signing, decodedContentLength: 301 })).message).toMatch(/300 bytes.*says 301/);
+      expect((await decodeError(signedBody, { mode: SIGNED, signing, decodedContentLength: 299 })).code).toBe(
+        'IncompleteBody',
+      );
+      expect(
+        (await decodeError(signedBody, { mode: SIGNED, signing, decodedContentLength: 301 })).message,
+      ).toMatch(/300 bytes.*says 301/);
     });
 
     it('a trailer not declared in x-amz-trailer, or a declared one missing', async () => {
-      expect((await decodeError(unsignedBody, { mode: UNSIGNED_TRAILER, expectedTrailers: ['x-amz-checksum-sha1'] })).message).toMatch(/not declared/);
+      expect(
+        (
+          await decodeError(unsignedBody, {
+            mode: UNSIGNED_TRAILER,
+            expectedTrailers: ['x-amz-checksum-sha1'],
+          })
+        ).message,
+      ).toMatch(/not declared/);
       const noTrailer = encodeUnsignedChunkedBody(payload, { chunkSize: 100 });
-      expect((await decodeError(noTrailer, { mode: UNSIGNED_TRAILER, expectedTrailers: ['x-amz-checksum-crc32'] })).code).toBe('IncompleteBody');
+      expect(
+        (await decodeError(noTrailer, { mode: UNSIGNED_TRAILER, expectedTrailers: ['x-amz-checksum-crc32'] }))
+          .code,
+      ).toBe('IncompleteBody');
     });
 
     it('a custom chunk size limit', async () => {
-      expect((await decodeError(signedBody, { mode: SIGNED, signing, maxChunkSize: 99 })).message).toMatch(/exceeds the limit of 99/);
+      expect((await decodeError(signedBody, { mode: SIGNED, signing, maxChunkSize: 99 })).message).toMatch(
+        /exceeds the limit of 99/,
+      );
     });
 
     it('a signed mode without signing material, at construction', () => {
@@ -249,10 +429,24 @@ describe(createChunkedDecoder.name, () => {
         const parts = [randomBytes(70_000), randomBytes(10), randomBytes(65_536), randomBytes(1)];
         const payload = Buffer.concat(parts);
         await client.send(
-          new PutObjectCommand({ Bucket: 'b', Key: 'streamed key', Body: Readable.from(parts), ContentLength: payload.length, ChecksumAlgorithm: algorithm }),
+          new PutObjectCommand({
+            Bucket: 'b',
+            Key: 'streamed key',
+            Body: Readable.from(parts),
+            ContentLength: payload.length,
+            ChecksumAlgorithm: algorithm,
+          }),
         );
         await client.send(
-          new UploadPartCommand({ Bucket: 'b', Key: 'k', UploadId: 'u', PartNumber: 1, Body: Readable.from(parts), ContentLength: payload.length, ChecksumAlgorithm: algorithm }),
+          new UploadPartCommand({
+            Bucket: 'b',
+            Key: 'k',
+            UploadId: 'u',
+            PartNumber: 1,
+            Body: Readable.from(parts),
+            ContentLength: payload.length,
+            ChecksumAlgorithm: algorithm,
+          }),
         );
         client.destroy();
 

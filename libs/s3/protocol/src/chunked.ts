@@ -63,12 +63,27 @@ export function chunkedModeOf(payloadHash: string): ChunkedMode | undefined {
 }
 
 /** String to sign of one chunk: the previous signature chains every chunk to the request. */
-export function chunkStringToSign(signing: Omit<ChunkSigning, 'signingKey' | 'seedSignature'>, previousSignature: string, chunkSha256Hex: string): string {
-  return ['AWS4-HMAC-SHA256-PAYLOAD', signing.amzDate, signing.scope, previousSignature, EMPTY_SHA256, chunkSha256Hex].join('\n');
+export function chunkStringToSign(
+  signing: Omit<ChunkSigning, 'signingKey' | 'seedSignature'>,
+  previousSignature: string,
+  chunkSha256Hex: string,
+): string {
+  return [
+    'AWS4-HMAC-SHA256-PAYLOAD',
+    signing.amzDate,
+    signing.scope,
+    previousSignature,
+    EMPTY_SHA256,
+    chunkSha256Hex,
+  ].join('\n');
 }
 
 /** String to sign of the trailer: `name:value\n` per trailer, chained to the final chunk's signature. */
-export function trailerStringToSign(signing: Omit<ChunkSigning, 'signingKey' | 'seedSignature'>, previousSignature: string, canonicalTrailers: string): string {
+export function trailerStringToSign(
+  signing: Omit<ChunkSigning, 'signingKey' | 'seedSignature'>,
+  previousSignature: string,
+  canonicalTrailers: string,
+): string {
   const hash = createHash('sha256').update(canonicalTrailers).digest('hex');
   return ['AWS4-HMAC-SHA256-TRAILER', signing.amzDate, signing.scope, previousSignature, hash].join('\n');
 }
@@ -113,7 +128,8 @@ class AwsChunkedDecoder extends Transform implements ChunkedDecoder {
     this.withTrailer = options.mode !== STREAMING_SIGNED_PAYLOAD;
     this.maxChunkSize = options.maxChunkSize ?? DEFAULT_MAX_CHUNK_SIZE;
     if (this.signed) {
-      if (!options.signing) throw new Error(`${options.mode} needs the request's signing key and seed signature`);
+      if (!options.signing)
+        throw new Error(`${options.mode} needs the request's signing key and seed signature`);
       this.previousSignature = options.signing.seedSignature;
     }
   }
@@ -194,11 +210,14 @@ class AwsChunkedDecoder extends Transform implements ChunkedDecoder {
 
   private onChunkHeader(line: string): void {
     const [sizeText, ...extensions] = line.split(';');
-    if (!/^[0-9a-fA-F]{1,16}$/.test(sizeText)) throw malformed(`Invalid chunk size "${sizeText.slice(0, 32)}".`);
+    if (!/^[0-9a-fA-F]{1,16}$/.test(sizeText))
+      throw malformed(`Invalid chunk size "${sizeText.slice(0, 32)}".`);
     const size = parseInt(sizeText, 16);
-    if (size > this.maxChunkSize) throw malformed(`Chunk size ${size} exceeds the limit of ${this.maxChunkSize} bytes.`);
+    if (size > this.maxChunkSize)
+      throw malformed(`Chunk size ${size} exceeds the limit of ${this.maxChunkSize} bytes.`);
     if (this.signed) {
-      const signature = extensions.length === 1 ? /^chunk-signature=([0-9a-f]{64})$/.exec(extensions[0]) : null;
+      const signature =
+        extensions.length === 1 ? /^chunk-signature=([0-9a-f]{64})$/.exec(extensions[0]) : null;
       if (!signature) throw malformed('A signed chunk needs exactly one chunk-signature extension.');
       this.chunkSignature = signature[1];
     }
@@ -251,13 +270,15 @@ class AwsChunkedDecoder extends Transform implements ChunkedDecoder {
     const name = line.slice(0, colon).trim().toLowerCase();
     const value = line.slice(colon + 1).trim();
     if (name === 'x-amz-trailer-signature') {
-      if (!this.signed || this.trailerSignature !== undefined) throw malformed('Unexpected x-amz-trailer-signature.');
+      if (!this.signed || this.trailerSignature !== undefined)
+        throw malformed('Unexpected x-amz-trailer-signature.');
       this.trailerSignature = value;
       return;
     }
     if (this.trailerSignature !== undefined) throw malformed('Trailer after x-amz-trailer-signature.');
     const expected = this.options.expectedTrailers;
-    if (expected && !expected.includes(name)) throw malformed(`Trailer ${name} was not declared in x-amz-trailer.`);
+    if (expected && !expected.includes(name))
+      throw malformed(`Trailer ${name} was not declared in x-amz-trailer.`);
     if (name in this.trailers) throw malformed(`Repeated trailer ${name}.`);
     this.trailers[name] = value;
     this.trailerLines.push(`${name}:${value}\n`);
@@ -279,7 +300,9 @@ class AwsChunkedDecoder extends Transform implements ChunkedDecoder {
     if (missing.length > 0) throw incomplete(`Missing trailer ${missing.join(', ')}.`);
     const declared = this.options.decodedContentLength;
     if (declared !== undefined && this.decodedLength !== declared) {
-      throw incomplete(`The decoded body has ${this.decodedLength} bytes, x-amz-decoded-content-length says ${declared}.`);
+      throw incomplete(
+        `The decoded body has ${this.decodedLength} bytes, x-amz-decoded-content-length says ${declared}.`,
+      );
     }
     this.state = 'done';
   }

@@ -56,13 +56,27 @@ describe(S3Error.name, () => {
 
   it('keeps a custom message, extra fields, headers and cause', () => {
     const cause = new Error('root');
-    const sut = new S3Error('NoSuchKey', 'gone', { extra: { Key: 'k' }, headers: { 'x-amz-delete-marker': 'true' }, cause });
-    expect(sut).toMatchObject({ message: 'gone', extra: { Key: 'k' }, headers: { 'x-amz-delete-marker': 'true' }, cause, name: 'S3Error' });
+    const sut = new S3Error('NoSuchKey', 'gone', {
+      extra: { Key: 'k' },
+      headers: { 'x-amz-delete-marker': 'true' },
+      cause,
+    });
+    expect(sut).toMatchObject({
+      message: 'gone',
+      extra: { Key: 'k' },
+      headers: { 'x-amz-delete-marker': 'true' },
+      cause,
+      name: 'S3Error',
+    });
   });
 
   it('builds from a run-time code, keeping unknown codes as server errors', () => {
     expect(S3Error.fromCode('NoSuchBucket')).toMatchObject({ code: 'NoSuchBucket', httpStatus: 404 });
-    expect(S3Error.fromCode('WeirdNewCode', 'hm')).toMatchObject({ code: 'WeirdNewCode', httpStatus: 500, message: 'hm' });
+    expect(S3Error.fromCode('WeirdNewCode', 'hm')).toMatchObject({
+      code: 'WeirdNewCode',
+      httpStatus: 500,
+      message: 'hm',
+    });
     expect(S3Error.fromCode('WeirdNewCode', 'hm', { httpStatus: 409 }).httpStatus).toBe(409);
     expect(isS3ErrorCode('NoSuchKey')).toBe(true);
     expect(isS3ErrorCode('toString')).toBe(false);
@@ -86,12 +100,16 @@ describe(renderErrorXml.name, () => {
   });
 
   it('leaves out absent optional elements', () => {
-    expect(renderErrorXml({ code: 'X', message: 'y' })).toBe('<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>X</Code><Message>y</Message></Error>');
+    expect(renderErrorXml({ code: 'X', message: 'y' })).toBe(
+      '<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>X</Code><Message>y</Message></Error>',
+    );
   });
 });
 
 describe(escapeXmlText.name, () => {
   it('escapes markup and characters XML 1.0 cannot carry raw, keeping tab and newline', () => {
-    expect(escapeXmlText(`&<>"'\u0000\u0008\t\n\r\u001f\uffffü`)).toBe('&amp;&lt;&gt;&quot;&apos;&#x0;&#x8;\t\n&#xD;&#x1F;&#xFFFF;ü');
+    expect(escapeXmlText(`&<>"'\u0000\u0008\t\n\r\u001f\uffffü`)).toBe(
+      '&amp;&lt;&gt;&quot;&apos;&#x0;&#x8;\t\n&#xD;&#x1F;&#xFFFF;ü',
+    );
   });
 });

@@ -14,7 +14,10 @@ export const S3_ERRORS = {
     409,
     'The requested bucket name is not available. The bucket namespace is shared by all users of the system. Please select a different name and try again.',
   ],
-  BucketAlreadyOwnedByYou: [409, 'Your previous request to create the named bucket succeeded and you already own it.'],
+  BucketAlreadyOwnedByYou: [
+    409,
+    'Your previous request to create the named bucket succeeded and you already own it.',
+  ],
   BucketNotEmpty: [409, 'The bucket you tried to delete is not empty'],
   ConditionalRequestConflict: [409, 'A conflicting operation occurred. Please retry.'],
   EntityTooLarge: [400, 'Your proposed upload exceeds the maximum allowed object size.'],
@@ -25,7 +28,10 @@ export const S3_ERRORS = {
     'The unspecified location constraint is incompatible for the region specific endpoint this request was sent to.',
   ],
   IllegalVersioningConfigurationException: [400, 'The Versioning element must be specified'],
-  IncompleteBody: [400, 'You did not provide the number of bytes specified by the Content-Length HTTP header.'],
+  IncompleteBody: [
+    400,
+    'You did not provide the number of bytes specified by the Content-Length HTTP header.',
+  ],
   InternalError: [500, 'We encountered an internal error. Please try again.'],
   InvalidAccessKeyId: [403, 'The AWS Access Key Id you provided does not exist in our records.'],
   InvalidArgument: [400, 'Invalid Argument'],
@@ -33,12 +39,15 @@ export const S3_ERRORS = {
   InvalidBucketState: [409, 'The request is not valid with the current state of the bucket.'],
   InvalidDigest: [400, 'The Content-MD5 you specified is not valid.'],
   InvalidLocationConstraint: [400, 'The specified location constraint is not valid.'],
-  InvalidObjectState: [403, 'The operation is not valid for the object\'s storage class'],
+  InvalidObjectState: [403, "The operation is not valid for the object's storage class"],
   InvalidPart: [
     400,
     "One or more of the specified parts could not be found.  The part may not have been uploaded, or the specified entity tag may not match the part's entity tag.",
   ],
-  InvalidPartOrder: [400, 'The list of parts was not in ascending order. Parts must be ordered by part number.'],
+  InvalidPartOrder: [
+    400,
+    'The list of parts was not in ascending order. Parts must be ordered by part number.',
+  ],
   InvalidRange: [416, 'The requested range is not satisfiable'],
   InvalidRequest: [400, 'Invalid Request'],
   InvalidStorageClass: [400, 'The storage class you specified is not valid'],
@@ -69,14 +78,20 @@ export const S3_ERRORS = {
   NotImplemented: [501, 'A header you provided implies functionality that is not implemented'],
   NotModified: [304, 'Not Modified'],
   ObjectLockConfigurationNotFoundError: [404, 'Object Lock configuration does not exist for this bucket'],
-  OperationAborted: [409, 'A conflicting conditional operation is currently in progress against this resource. Please try again.'],
+  OperationAborted: [
+    409,
+    'A conflicting conditional operation is currently in progress against this resource. Please try again.',
+  ],
   PreconditionFailed: [412, 'At least one of the pre-conditions you specified did not hold'],
   RequestTimeTooSkewed: [403, 'The difference between the request time and the current time is too large.'],
   RequestTimeout: [
     400,
     'Your socket connection to the server was not read from or written to within the timeout period. Idle connections will be closed.',
   ],
-  ServerSideEncryptionConfigurationNotFoundError: [404, 'The server side encryption configuration was not found'],
+  ServerSideEncryptionConfigurationNotFoundError: [
+    404,
+    'The server side encryption configuration was not found',
+  ],
   ServiceUnavailable: [503, 'Please reduce your request rate.'],
   SignatureDoesNotMatch: [
     403,
@@ -85,7 +100,10 @@ export const S3_ERRORS = {
   SlowDown: [503, 'Please reduce your request rate.'],
   TooManyBuckets: [400, 'You have attempted to create more buckets than allowed'],
   UnexpectedContent: [400, 'This request does not support content'],
-  XAmzContentSHA256Mismatch: [400, "The provided 'x-amz-content-sha256' header does not match what was computed."],
+  XAmzContentSHA256Mismatch: [
+    400,
+    "The provided 'x-amz-content-sha256' header does not match what was computed.",
+  ],
 } as const satisfies Record<string, readonly [number, string]>;
 
 export type S3ErrorCode = keyof typeof S3_ERRORS;
@@ -148,7 +166,10 @@ export interface ErrorXmlInput {
  * `HostId`. Absent optional fields are left out. Text is escaped for XML 1.0.
  */
 export function renderErrorXml(input: ErrorXmlInput): string {
-  const parts = [`<Code>${escapeXmlText(input.code)}</Code>`, `<Message>${escapeXmlText(input.message)}</Message>`];
+  const parts = [
+    `<Code>${escapeXmlText(input.code)}</Code>`,
+    `<Message>${escapeXmlText(input.message)}</Message>`,
+  ];
   for (const [name, value] of Object.entries(input.extra ?? {})) {
     parts.push(`<${name}>${escapeXmlText(value)}</${name}>`);
   }

@@ -93,8 +93,16 @@ describe(evaluatePreconditions.name, () => {
     ['If-Modified-Since after', { ifModifiedSince: after }, 'not-modified'],
     ['If-Modified-Since same second', { ifModifiedSince: same }, 'not-modified'],
     ['If-Modified-Since before', { ifModifiedSince: before }, 'proceed'],
-    ['If-None-Match false + If-Modified-Since true', { ifNoneMatch: '"abc"', ifModifiedSince: before }, 'not-modified'],
-    ['If-None-Match true + If-Modified-Since false', { ifNoneMatch: '"x"', ifModifiedSince: after }, 'proceed'],
+    [
+      'If-None-Match false + If-Modified-Since true',
+      { ifNoneMatch: '"abc"', ifModifiedSince: before },
+      'not-modified',
+    ],
+    [
+      'If-None-Match true + If-Modified-Since false',
+      { ifNoneMatch: '"x"', ifModifiedSince: after },
+      'proceed',
+    ],
     ['If-Match false + If-None-Match false', { ifMatch: '"x"', ifNoneMatch: '"abc"' }, 'failed'],
     ['an unparsable date', { ifModifiedSince: 'yesterday', ifUnmodifiedSince: 'soon' }, 'proceed'],
   ])('%s → %s', (_case, conditions, expected) => {
@@ -105,8 +113,16 @@ describe(evaluatePreconditions.name, () => {
 describe(evaluateCopySourcePreconditions.name, () => {
   const object = { etag: '"abc"', lastModified: new Date('2024-03-01T10:00:00Z') };
   it.each<[string, Parameters<typeof evaluateCopySourcePreconditions>[0], string]>([
-    ['if-match true + if-unmodified-since false', { ifMatch: '"abc"', ifUnmodifiedSince: 'Fri, 01 Mar 2024 09:00:00 GMT' }, 'proceed'],
-    ['if-none-match false + if-modified-since true', { ifNoneMatch: '"abc"', ifModifiedSince: 'Fri, 01 Mar 2024 09:00:00 GMT' }, 'failed'],
+    [
+      'if-match true + if-unmodified-since false',
+      { ifMatch: '"abc"', ifUnmodifiedSince: 'Fri, 01 Mar 2024 09:00:00 GMT' },
+      'proceed',
+    ],
+    [
+      'if-none-match false + if-modified-since true',
+      { ifNoneMatch: '"abc"', ifModifiedSince: 'Fri, 01 Mar 2024 09:00:00 GMT' },
+      'failed',
+    ],
     ['if-modified-since false', { ifModifiedSince: 'Fri, 01 Mar 2024 11:00:00 GMT' }, 'failed'],
     ['if-match false', { ifMatch: '"x"' }, 'failed'],
     ['none', {}, 'proceed'],
@@ -128,10 +144,12 @@ describe('dates', () => {
     expect(isoDate(d)).toBe('1994-11-06T08:49:37.500Z');
   });
 
-  it.each(['Sun, 06 Nov 1994 08:49:37 GMT', 'Sunday, 06-Nov-94 08:49:37 GMT', 'Sun Nov  6 08:49:37 1994 GMT', '1994-11-06T08:49:37Z'])(
-    'parses %j',
-    (value) => expect(parseHttpDate(value)).toEqual(new Date('1994-11-06T08:49:37Z')),
-  );
+  it.each([
+    'Sun, 06 Nov 1994 08:49:37 GMT',
+    'Sunday, 06-Nov-94 08:49:37 GMT',
+    'Sun Nov  6 08:49:37 1994 GMT',
+    '1994-11-06T08:49:37Z',
+  ])('parses %j', (value) => expect(parseHttpDate(value)).toEqual(new Date('1994-11-06T08:49:37Z')));
 
   it('returns undefined for garbage', () => {
     expect(parseHttpDate('not a date')).toBeUndefined();
@@ -156,7 +174,8 @@ describe(s3UrlEncode.name, () => {
 
   it('decodes back with unquote_plus semantics for any key', () => {
     const unquotePlus = (s: string) => decodeURIComponent(s.replace(/\+/g, ' '));
-    for (const key of ['a b+c', '%2B', 'ü € 😀', '\u0000\u001f', '/+/ /']) expect(unquotePlus(s3UrlEncode(key))).toBe(key);
+    for (const key of ['a b+c', '%2B', 'ü € 😀', '\u0000\u001f', '/+/ /'])
+      expect(unquotePlus(s3UrlEncode(key))).toBe(key);
   });
 });
 
@@ -166,16 +185,24 @@ describe(parseCopySource.name, () => {
     ['/bucket/dir/key.txt', { bucket: 'bucket', key: 'dir/key.txt' }],
     ['bucket/a%20b%2Bc+d', { bucket: 'bucket', key: 'a b+c+d' }],
     ['bucket/%C3%BC%3Fq', { bucket: 'bucket', key: 'ü?q' }],
-    ['bucket/key?versionId=3HL4kqtJlcpXroDTDmJ%2Bg', { bucket: 'bucket', key: 'key', versionId: '3HL4kqtJlcpXroDTDmJ+g' }],
+    [
+      'bucket/key?versionId=3HL4kqtJlcpXroDTDmJ%2Bg',
+      { bucket: 'bucket', key: 'key', versionId: '3HL4kqtJlcpXroDTDmJ+g' },
+    ],
     ['bucket/key?versionId=null', { bucket: 'bucket', key: 'key', versionId: 'null' }],
   ])('reads %j', (header, expected) => expect(parseCopySource(header)).toEqual(expected));
 
-  it.each(['bucket', 'bucket/', '/key', '', 'bucket/%E0%A4%A', '/'])('rejects %j as InvalidArgument', (header) => {
-    expect(thrown(() => parseCopySource(header)).code).toBe('InvalidArgument');
-  });
+  it.each(['bucket', 'bucket/', '/key', '', 'bucket/%E0%A4%A', '/'])(
+    'rejects %j as InvalidArgument',
+    (header) => {
+      expect(thrown(() => parseCopySource(header)).code).toBe('InvalidArgument');
+    },
+  );
 
   it('rejects an empty version id', () => {
-    expect(thrown(() => parseCopySource('b/k?versionId=')).message).toMatch(/Version id cannot be the empty string/);
+    expect(thrown(() => parseCopySource('b/k?versionId=')).message).toMatch(
+      /Version id cannot be the empty string/,
+    );
   });
 });
 

@@ -66,7 +66,9 @@ export function preconditionsFromHeaders(
 /** Whether an If-Match / If-None-Match list (`*`, comma-separated, quoted or not, weak or not) names `etag`. */
 export function etagMatches(header: string, etag: string): boolean {
   const want = unquoteEtag(etag);
-  return header.split(',').some((t) => t.trim() === '*' || unquoteEtag(t.trim().replace(/^W\//, '')) === want);
+  return header
+    .split(',')
+    .some((t) => t.trim() === '*' || unquoteEtag(t.trim().replace(/^W\//, '')) === want);
 }
 
 /**
@@ -76,7 +78,10 @@ export function etagMatches(header: string, etag: string): boolean {
  * 304). HTTP dates have one-second precision, so times compare in whole seconds; an unparsable
  * date is ignored, as RFC 9110 requires.
  */
-export function evaluatePreconditions(p: Preconditions, object: { etag: string; lastModified: Date }): PreconditionOutcome {
+export function evaluatePreconditions(
+  p: Preconditions,
+  object: { etag: string; lastModified: Date },
+): PreconditionOutcome {
   const modified = Math.floor(object.lastModified.getTime() / 1000);
   if (p.ifMatch !== undefined) {
     if (!etagMatches(p.ifMatch, object.etag)) return 'failed';
@@ -97,7 +102,10 @@ export function evaluatePreconditions(p: Preconditions, object: { etag: string; 
  * x-amz-copy-source-if-*: the same precedence, but every unmet condition is 412
  * PreconditionFailed (if-none-match false + if-modified-since true → 412).
  */
-export function evaluateCopySourcePreconditions(p: Preconditions, object: { etag: string; lastModified: Date }): 'proceed' | 'failed' {
+export function evaluateCopySourcePreconditions(
+  p: Preconditions,
+  object: { etag: string; lastModified: Date },
+): 'proceed' | 'failed' {
   return evaluatePreconditions(p, object) === 'proceed' ? 'proceed' : 'failed';
 }
 
@@ -152,9 +160,13 @@ export interface CopySource {
  */
 export function parseCopySource(header: string): CopySource {
   const invalid = () =>
-    new S3Error('InvalidArgument', 'Copy Source must mention the source bucket and key: sourcebucket/sourcekey', {
-      extra: { ArgumentName: 'x-amz-copy-source', ArgumentValue: header },
-    });
+    new S3Error(
+      'InvalidArgument',
+      'Copy Source must mention the source bucket and key: sourcebucket/sourcekey',
+      {
+        extra: { ArgumentName: 'x-amz-copy-source', ArgumentValue: header },
+      },
+    );
   let raw = header.trim();
   let versionId: string | undefined;
   const q = raw.indexOf('?');
@@ -177,7 +189,11 @@ export function parseCopySource(header: string): CopySource {
   if (decoded.startsWith('/')) decoded = decoded.slice(1);
   const slash = decoded.indexOf('/');
   if (slash <= 0 || slash === decoded.length - 1) throw invalid();
-  return { bucket: decoded.slice(0, slash), key: decoded.slice(slash + 1), ...(versionId !== undefined && { versionId }) };
+  return {
+    bucket: decoded.slice(0, slash),
+    key: decoded.slice(slash + 1),
+    ...(versionId !== undefined && { versionId }),
+  };
 }
 
 /** `"hex"`; an already quoted value is left as is. */

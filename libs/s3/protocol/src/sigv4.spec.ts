@@ -24,7 +24,7 @@ import {
   uriEncode,
   verifySigV4,
 } from './sigv4';
-import { CaptureServer, TEST_CREDENTIALS } from './testing/sdk-capture';
+import { CaptureServer, TEST_CREDENTIALS } from './spec-support/sdk-capture';
 
 const SECRET = TEST_CREDENTIALS.secretAccessKey;
 
@@ -79,12 +79,19 @@ async function smithySigned(input: {
   );
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(signed.headers)) headers[name.toLowerCase()] = value;
-  return { method: signed.method, rawPath: signed.path, query: parseQueryString(buildQueryString(signed.query ?? {})), headers };
+  return {
+    method: signed.method,
+    rawPath: signed.path,
+    query: parseQueryString(buildQueryString(signed.query ?? {})),
+    headers,
+  };
 }
 
 describe(parseSigV4.name, () => {
   it('returns undefined for an anonymous request', () => {
-    expect(parseSigV4({ method: 'GET', rawPath: '/b/k', query: [['prefix', 'a']], headers: { host: 'h' } })).toBeUndefined();
+    expect(
+      parseSigV4({ method: 'GET', rawPath: '/b/k', query: [['prefix', 'a']], headers: { host: 'h' } }),
+    ).toBeUndefined();
   });
 
   it('reads every field of an SDK-signed header request', async () => {
@@ -109,10 +116,22 @@ describe(parseSigV4.name, () => {
     const server = new CaptureServer();
     await server.start();
     try {
-      const url = await getSignedUrl(server.client(), new GetObjectCommand({ Bucket: 'b', Key: 'k' }), { expiresIn: 3600 });
+      const url = await getSignedUrl(server.client(), new GetObjectCommand({ Bucket: 'b', Key: 'k' }), {
+        expiresIn: 3600,
+      });
       const u = new URL(url);
-      const sut = parseSigV4({ method: 'GET', rawPath: u.pathname, query: parseQueryString(u.search.slice(1)), headers: { host: u.host } })!;
-      expect(sut).toMatchObject({ kind: 'query', expiresSeconds: 3600, payloadHash: 'UNSIGNED-PAYLOAD', signedHeaders: ['host'] });
+      const sut = parseSigV4({
+        method: 'GET',
+        rawPath: u.pathname,
+        query: parseQueryString(u.search.slice(1)),
+        headers: { host: u.host },
+      })!;
+      expect(sut).toMatchObject({
+        kind: 'query',
+        expiresSeconds: 3600,
+        payloadHash: 'UNSIGNED-PAYLOAD',
+        signedHeaders: ['host'],
+      });
     } finally {
       await server.stop();
     }
@@ -145,7 +164,9 @@ describe(parseSigV4.name, () => {
   });
 
   it('rejects SigV4a as unsupported and an unknown scheme as an invalid argument', () => {
-    expect(thrown(() => parseSigV4(withAuth(`AWS4-ECDSA-P256-SHA256 Credential=${cred}`))).code).toBe('InvalidRequest');
+    expect(thrown(() => parseSigV4(withAuth(`AWS4-ECDSA-P256-SHA256 Credential=${cred}`))).code).toBe(
+      'InvalidRequest',
+    );
     expect(thrown(() => parseSigV4(withAuth('Bearer abc')))).toMatchObject({
       code: 'InvalidArgument',
       message: 'Unsupported Authorization Type',
@@ -154,42 +175,106 @@ describe(parseSigV4.name, () => {
   });
 
   it('rejects a request that carries both an Authorization header and query authentication', () => {
-    const req = { ...withAuth(`AWS4-HMAC-SHA256 Credential=${cred}, SignedHeaders=host, Signature=${sig}`), query: [['X-Amz-Signature', sig]] as [string, string][] };
+    const req = {
+      ...withAuth(`AWS4-HMAC-SHA256 Credential=${cred}, SignedHeaders=host, Signature=${sig}`),
+      query: [['X-Amz-Signature', sig]] as [string, string][],
+    };
     expect(thrown(() => parseSigV4(req)).code).toBe('InvalidArgument');
   });
 
   it('accepts components in any order and without spaces', () => {
-    const sut = parseSigV4(withAuth(`AWS4-HMAC-SHA256 Signature=${sig},SignedHeaders=host;x-amz-date,Credential=${cred}`))!;
+    const sut = parseSigV4(
+      withAuth(`AWS4-HMAC-SHA256 Signature=${sig},SignedHeaders=host;x-amz-date,Credential=${cred}`),
+    )!;
     expect(sut).toMatchObject({ accessKeyId: 'AKID', signedHeaders: ['host', 'x-amz-date'], signature: sig });
   });
 
   it.each([
     ['no components', 'AWS4-HMAC-SHA256', /requires three components/],
     ['a missing Signature', `AWS4-HMAC-SHA256 Credential=${cred}, SignedHeaders=host`, /three components/],
-    ['a component without =', `AWS4-HMAC-SHA256 Credential=${cred}, SignedHeaders=host, Signature`, /malformed/],
-    ['a repeated component', `AWS4-HMAC-SHA256 Credential=${cred}, Credential=${cred}, SignedHeaders=host, Signature=${sig}`, /malformed/],
-    ['a short credential', `AWS4-HMAC-SHA256 Credential=AKID/20240203/us-east-1/s3, SignedHeaders=host, Signature=${sig}`, /Credential is mal-formed/],
-    ['an empty key id', `AWS4-HMAC-SHA256 Credential=/20240203/us-east-1/s3/aws4_request, SignedHeaders=host, Signature=${sig}`, /Credential is mal-formed/],
-    ['a bad credential date', `AWS4-HMAC-SHA256 Credential=AKID/2024023/us-east-1/s3/aws4_request, SignedHeaders=host, Signature=${sig}`, /Credential is mal-formed/],
-    ['another service', `AWS4-HMAC-SHA256 Credential=AKID/20240203/us-east-1/ec2/aws4_request, SignedHeaders=host, Signature=${sig}`, /incorrect service "ec2"/],
-    ['another terminal', `AWS4-HMAC-SHA256 Credential=AKID/20240203/us-east-1/s3/aws5_request, SignedHeaders=host, Signature=${sig}`, /incorrect terminal/],
-    ['upper-case signed headers', `AWS4-HMAC-SHA256 Credential=${cred}, SignedHeaders=Host, Signature=${sig}`, /SignedHeaders/],
-    ['an empty signed header', `AWS4-HMAC-SHA256 Credential=${cred}, SignedHeaders=host;;x-amz-date, Signature=${sig}`, /SignedHeaders/],
-    ['a credential date other than x-amz-date', `AWS4-HMAC-SHA256 Credential=AKID/20240204/us-east-1/s3/aws4_request, SignedHeaders=host, Signature=${sig}`, /Date is not the same as X-Amz-Date/],
-  ])('rejects an Authorization header with %s as AuthorizationHeaderMalformed', (_case, authorization, message) => {
-    const error = thrown(() => parseSigV4(withAuth(authorization)));
-    expect(error.code).toBe('AuthorizationHeaderMalformed');
-    expect(error.httpStatus).toBe(400);
-    expect(error.message).toMatch(message);
-  });
+    [
+      'a component without =',
+      `AWS4-HMAC-SHA256 Credential=${cred}, SignedHeaders=host, Signature`,
+      /malformed/,
+    ],
+    [
+      'a repeated component',
+      `AWS4-HMAC-SHA256 Credential=${cred}, Credential=${cred}, SignedHeaders=host, Signature=${sig}`,
+      /malformed/,
+    ],
+    [
+      'a short credential',
+      `AWS4-HMAC-SHA256 Credential=AKID/20240203/us-east-1/s3, SignedHeaders=host, Signature=${sig}`,
+      /Credential is mal-formed/,
+    ],
+    [
+      'an empty key id',
+      `AWS4-HMAC-SHA256 Credential=/20240203/us-east-1/s3/aws4_request, SignedHeaders=host, Signature=${sig}`,
+      /Credential is mal-formed/,
+    ],
+    [
+      'a bad credential date',
+      `AWS4-HMAC-SHA256 Credential=AKID/2024023/us-east-1/s3/aws4_request, SignedHeaders=host, Signature=${sig}`,
+      /Credential is mal-formed/,
+    ],
+    [
+      'another service',
+      `AWS4-HMAC-SHA256 Credential=AKID/20240203/us-east-1/ec2/aws4_request, SignedHeaders=host, Signature=${sig}`,
+      /incorrect service "ec2"/,
+    ],
+    [
+      'another terminal',
+      `AWS4-HMAC-SHA256 Credential=AKID/20240203/us-east-1/s3/aws5_request, SignedHeaders=host, Signature=${sig}`,
+      /incorrect terminal/,
+    ],
+    [
+      'upper-case signed headers',
+      `AWS4-HMAC-SHA256 Credential=${cred}, SignedHeaders=Host, Signature=${sig}`,
+      /SignedHeaders/,
+    ],
+    [
+      'an empty signed header',
+      `AWS4-HMAC-SHA256 Credential=${cred}, SignedHeaders=host;;x-amz-date, Signature=${sig}`,
+      /SignedHeaders/,
+    ],
+    [
+      'a credential date other than x-amz-date',
+      `AWS4-HMAC-SHA256 Credential=AKID/20240204/us-east-1/s3/aws4_request, SignedHeaders=host, Signature=${sig}`,
+      /Date is not the same as X-Amz-Date/,
+    ],
+  ])(
+    'rejects an Authorization header with %s as AuthorizationHeaderMalformed',
+    (_case, authorization, message) => {
+      const error = thrown(() => parseSigV4(withAuth(authorization)));
+      expect(error.code).toBe('AuthorizationHeaderMalformed');
+      expect(error.httpStatus).toBe(400);
+      expect(error.message).toMatch(message);
+    },
+  );
 
   it('takes the time from Date when x-amz-date is absent, and requires one of them', () => {
     const auth = `AWS4-HMAC-SHA256 Credential=AKID/19941106/us-east-1/s3/aws4_request, SignedHeaders=date;host, Signature=${sig}`;
-    const req = { ...base, headers: { host: 'h', 'x-amz-content-sha256': 'UNSIGNED-PAYLOAD', date: 'Sun, 06 Nov 1994 08:49:37 GMT', authorization: auth } };
-    expect(parseSigV4(req)).toMatchObject({ amzDate: '19941106T084937Z', requestTime: new Date('1994-11-06T08:49:37Z') });
+    const req = {
+      ...base,
+      headers: {
+        host: 'h',
+        'x-amz-content-sha256': 'UNSIGNED-PAYLOAD',
+        date: 'Sun, 06 Nov 1994 08:49:37 GMT',
+        authorization: auth,
+      },
+    };
+    expect(parseSigV4(req)).toMatchObject({
+      amzDate: '19941106T084937Z',
+      requestTime: new Date('1994-11-06T08:49:37Z'),
+    });
     const { date: _date, ...noDate } = req.headers;
-    expect(thrown(() => parseSigV4({ ...req, headers: noDate }))).toMatchObject({ code: 'AccessDenied', httpStatus: 403 });
-    expect(thrown(() => parseSigV4(withAuth(auth, { 'x-amz-date': '2024-02-03T04:05:06Z' }))).code).toBe('AccessDenied');
+    expect(thrown(() => parseSigV4({ ...req, headers: noDate }))).toMatchObject({
+      code: 'AccessDenied',
+      httpStatus: 403,
+    });
+    expect(thrown(() => parseSigV4(withAuth(auth, { 'x-amz-date': '2024-02-03T04:05:06Z' }))).code).toBe(
+      'AccessDenied',
+    );
   });
 
   it('requires a valid x-amz-content-sha256 with header authentication', () => {
@@ -199,9 +284,21 @@ describe(parseSigV4.name, () => {
       code: 'InvalidRequest',
       message: 'Missing required header for this request: x-amz-content-sha256',
     });
-    expect(thrown(() => parseSigV4(withAuth(auth, { 'x-amz-content-sha256': 'abc' }))).code).toBe('InvalidArgument');
-    expect(thrown(() => parseSigV4(withAuth(auth, { 'x-amz-content-sha256': 'STREAMING-AWS4-ECDSA-P256-SHA256-PAYLOAD' }))).code).toBe('NotImplemented');
-    for (const ok of ['STREAMING-AWS4-HMAC-SHA256-PAYLOAD', 'STREAMING-AWS4-HMAC-SHA256-PAYLOAD-TRAILER', 'STREAMING-UNSIGNED-PAYLOAD-TRAILER', 'UNSIGNED-PAYLOAD', 'f'.repeat(64)]) {
+    expect(thrown(() => parseSigV4(withAuth(auth, { 'x-amz-content-sha256': 'abc' }))).code).toBe(
+      'InvalidArgument',
+    );
+    expect(
+      thrown(() =>
+        parseSigV4(withAuth(auth, { 'x-amz-content-sha256': 'STREAMING-AWS4-ECDSA-P256-SHA256-PAYLOAD' })),
+      ).code,
+    ).toBe('NotImplemented');
+    for (const ok of [
+      'STREAMING-AWS4-HMAC-SHA256-PAYLOAD',
+      'STREAMING-AWS4-HMAC-SHA256-PAYLOAD-TRAILER',
+      'STREAMING-UNSIGNED-PAYLOAD-TRAILER',
+      'UNSIGNED-PAYLOAD',
+      'f'.repeat(64),
+    ]) {
       expect(parseSigV4(withAuth(auth, { 'x-amz-content-sha256': ok }))!.payloadHash).toBe(ok);
     }
   });
@@ -219,20 +316,32 @@ describe(parseSigV4.name, () => {
       method: 'GET',
       rawPath: '/b/k',
       headers: { host: 'h' },
-      query: value === undefined ? good.filter(([n]) => n !== name) : good.map(([n, v]) => [n, n === name ? value : v]),
+      query:
+        value === undefined
+          ? good.filter(([n]) => n !== name)
+          : good.map(([n, v]) => [n, n === name ? value : v]),
     });
 
     it('defaults the payload hash to UNSIGNED-PAYLOAD and reads a security token', () => {
       const req = withParam('X-Amz-Expires', '300');
       req.query.push(['X-Amz-Security-Token', 'tok']);
-      expect(parseSigV4(req)).toMatchObject({ kind: 'query', payloadHash: 'UNSIGNED-PAYLOAD', securityToken: 'tok', expiresSeconds: 300 });
+      expect(parseSigV4(req)).toMatchObject({
+        kind: 'query',
+        payloadHash: 'UNSIGNED-PAYLOAD',
+        securityToken: 'tok',
+        expiresSeconds: 300,
+      });
     });
 
     it.each([
       ['X-Amz-Algorithm', undefined, /requires the X-Amz-Algorithm/],
       ['X-Amz-Signature', '', /requires the X-Amz-Algorithm/],
       ['X-Amz-Algorithm', 'AWS4-HMAC-SHA1', /only supports "AWS4-HMAC-SHA256"/],
-      ['X-Amz-Credential', 'AKID/20240203/us-east-1/s3', /X-Amz-Credential parameter; the Credential is mal-formed/],
+      [
+        'X-Amz-Credential',
+        'AKID/20240203/us-east-1/s3',
+        /X-Amz-Credential parameter; the Credential is mal-formed/,
+      ],
       ['X-Amz-Credential', 'AKID/20240203/us-east-1/sqs/aws4_request', /incorrect service "sqs"/],
       ['X-Amz-Date', '20240203T040506', /ISO8601 Long Format/],
       ['X-Amz-Date', '20240230T040506Z', /ISO8601 Long Format/],
@@ -278,7 +387,10 @@ describe(verifySigV4.name, () => {
           ...common,
           range: 'bytes=0-9',
           'x-amz-content-sha256': 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855',
-          authorization: auth('host;range;x-amz-content-sha256;x-amz-date', 'f0e8bdb87c964420e857bd35b5d6ed310bd44f0170aba48dd91039c6036bdb41'),
+          authorization: auth(
+            'host;range;x-amz-content-sha256;x-amz-date',
+            'f0e8bdb87c964420e857bd35b5d6ed310bd44f0170aba48dd91039c6036bdb41',
+          ),
         },
       };
       const sut = verify(req, now);
@@ -313,7 +425,10 @@ describe(verifySigV4.name, () => {
         headers: {
           ...common,
           'x-amz-content-sha256': 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855',
-          authorization: auth('host;x-amz-content-sha256;x-amz-date', 'fea454ca298b7da1c68078a5d1bdbfbbe0d65c699e0f91ac7a200a0136783543'),
+          authorization: auth(
+            'host;x-amz-content-sha256;x-amz-date',
+            'fea454ca298b7da1c68078a5d1bdbfbbe0d65c699e0f91ac7a200a0136783543',
+          ),
         },
       };
       expect(() => verify(req, now)).not.toThrow();
@@ -327,7 +442,10 @@ describe(verifySigV4.name, () => {
         headers: {
           ...common,
           'x-amz-content-sha256': 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855',
-          authorization: auth('host;x-amz-content-sha256;x-amz-date', '34b48302e7b5fa45bde8084f4b7868a86f0a534bc59db6670ed5711ef69dc6f7'),
+          authorization: auth(
+            'host;x-amz-content-sha256;x-amz-date',
+            '34b48302e7b5fa45bde8084f4b7868a86f0a534bc59db6670ed5711ef69dc6f7',
+          ),
         },
       };
       expect(() => verify(req, now)).not.toThrow();
@@ -346,7 +464,11 @@ describe(verifySigV4.name, () => {
       expect(thrown(() => verify(req, new Date('2013-05-25T00:00:01Z')))).toMatchObject({
         code: 'AccessDenied',
         message: 'Request has expired',
-        extra: { 'X-Amz-Expires': '86400', Expires: '2013-05-25T00:00:00.000Z', ServerTime: '2013-05-25T00:00:01.000Z' },
+        extra: {
+          'X-Amz-Expires': '86400',
+          Expires: '2013-05-25T00:00:00.000Z',
+          ServerTime: '2013-05-25T00:00:01.000Z',
+        },
       });
     });
   });
@@ -364,7 +486,12 @@ describe(verifySigV4.name, () => {
       'a//double//slash/./dot/../dotdot',
       'emoji/🦄.png',
     ])('verifies a PUT of key %j', async (key) => {
-      const req = await smithySigned({ method: 'PUT', key, body: 'body of ' + key, headers: { 'x-amz-meta-owner': ' Anna   Maria ' } });
+      const req = await smithySigned({
+        method: 'PUT',
+        key,
+        body: 'body of ' + key,
+        headers: { 'x-amz-meta-owner': ' Anna   Maria ' },
+      });
       expect(verify(req).seedSignature).toBe(parseSigV4(req)!.signature);
     });
 
@@ -385,15 +512,22 @@ describe(verifySigV4.name, () => {
     });
 
     it('verifies a virtual-host style request whose host carries the bucket and a port', async () => {
-      const req = await smithySigned({ host: 'my-bucket.s3.example.com:8443', path: '/photos/2024/cat%20pic.jpg' });
+      const req = await smithySigned({
+        host: 'my-bucket.s3.example.com:8443',
+        path: '/photos/2024/cat%20pic.jpg',
+      });
       expect(() => verify(req)).not.toThrow();
     });
 
     it('joins repeated header values with a comma and collapses inner whitespace', async () => {
       const signed = await smithySigned({ headers: { 'x-amz-meta-list': 'a,b' } });
-      expect(() => verify({ ...signed, headers: { ...signed.headers, 'x-amz-meta-list': ['a', 'b'] } })).not.toThrow();
+      expect(() =>
+        verify({ ...signed, headers: { ...signed.headers, 'x-amz-meta-list': ['a', 'b'] } }),
+      ).not.toThrow();
       const spaced = await smithySigned({ headers: { 'x-amz-meta-text': 'one two three' } });
-      expect(() => verify({ ...spaced, headers: { ...spaced.headers, 'x-amz-meta-text': '  one \t two   three ' } })).not.toThrow();
+      expect(() =>
+        verify({ ...spaced, headers: { ...spaced.headers, 'x-amz-meta-text': '  one \t two   three ' } }),
+      ).not.toThrow();
     });
 
     describe('tampering with any signed part fails', () => {
@@ -402,7 +536,7 @@ describe(verifySigV4.name, () => {
         original = await smithySigned({
           method: 'PUT',
           path: '/bucket/dir/key.txt',
-          query: { tagging: '', 'x-id': 'PutObjectTagging', 'versionId': 'v1' },
+          query: { tagging: '', 'x-id': 'PutObjectTagging', versionId: 'v1' },
           headers: { 'x-amz-meta-a': '1', 'content-type': 'text/plain' },
           body: '<Tagging/>',
         });
@@ -429,7 +563,11 @@ describe(verifySigV4.name, () => {
         ['the content type', (r) => (r.headers['content-type'] = 'text/html')],
         ['the host', (r) => (r.headers.host = 'evil.example.com:9000')],
         ['the payload hash', (r) => (r.headers['x-amz-content-sha256'] = 'UNSIGNED-PAYLOAD')],
-        ['the signature', (r) => (r.headers.authorization = String(r.headers.authorization).replace(/Signature=./, 'Signature=0'))],
+        [
+          'the signature',
+          (r) =>
+            (r.headers.authorization = String(r.headers.authorization).replace(/Signature=./, 'Signature=0')),
+        ],
       ])('%s', (_what, change) => {
         const error = thrown(() => verify(tamper(change)));
         expect(error.code).toBe('SignatureDoesNotMatch');
@@ -441,7 +579,12 @@ describe(verifySigV4.name, () => {
       });
 
       it('the signed time', () => {
-        const req = tamper((r) => (r.headers['x-amz-date'] = formatAmzDate(new Date(parseAmzDate(String(r.headers['x-amz-date']))!.getTime() + 1000))));
+        const req = tamper(
+          (r) =>
+            (r.headers['x-amz-date'] = formatAmzDate(
+              new Date(parseAmzDate(String(r.headers['x-amz-date']))!.getTime() + 1000),
+            )),
+        );
         expect(thrown(() => verify(req)).code).toBe('SignatureDoesNotMatch');
       });
 
@@ -454,7 +597,9 @@ describe(verifySigV4.name, () => {
           '/bucket/dir/key.txt',
           'tagging=&versionId=v1&x-id=PutObjectTagging',
         ]);
-        expect(error.extra.StringToSign).toMatch(/^AWS4-HMAC-SHA256\n\d{8}T\d{6}Z\n\d{8}\/us-east-1\/s3\/aws4_request\n[0-9a-f]{64}$/);
+        expect(error.extra.StringToSign).toMatch(
+          /^AWS4-HMAC-SHA256\n\d{8}T\d{6}Z\n\d{8}\/us-east-1\/s3\/aws4_request\n[0-9a-f]{64}$/,
+        );
         expect(error.extra.StringToSignBytes.startsWith('41 57 53 34')).toBe(true);
         expect(error.extra.SignatureProvided).toBe(parseSigV4(original)!.signature);
       });
@@ -471,8 +616,14 @@ describe(verifySigV4.name, () => {
 
     it('refuses a request whose signed headers leave out host', async () => {
       const req = await smithySigned({});
-      req.headers.authorization = String(req.headers.authorization).replace('SignedHeaders=host;', 'SignedHeaders=');
-      expect(thrown(() => verify(req))).toMatchObject({ code: 'AccessDenied', extra: { HeadersNotSigned: 'host' } });
+      req.headers.authorization = String(req.headers.authorization).replace(
+        'SignedHeaders=host;',
+        'SignedHeaders=',
+      );
+      expect(thrown(() => verify(req))).toMatchObject({
+        code: 'AccessDenied',
+        extra: { HeadersNotSigned: 'host' },
+      });
     });
   });
 
@@ -487,19 +638,28 @@ describe(verifySigV4.name, () => {
       expect(() => verify(req, new Date(signedAt.getTime() + offset))).not.toThrow();
     });
 
-    it.each([15 * 60 * 1000 + 1, -15 * 60 * 1000 - 1])('refuses a clock %d ms away as RequestTimeTooSkewed', (offset) => {
-      const now = new Date(signedAt.getTime() + offset);
-      expect(thrown(() => verify(req, now))).toMatchObject({
-        code: 'RequestTimeTooSkewed',
-        httpStatus: 403,
-        extra: { RequestTime: '20240601T120000Z', ServerTime: now.toISOString(), MaxAllowedSkewMilliseconds: '900000' },
-      });
-    });
+    it.each([15 * 60 * 1000 + 1, -15 * 60 * 1000 - 1])(
+      'refuses a clock %d ms away as RequestTimeTooSkewed',
+      (offset) => {
+        const now = new Date(signedAt.getTime() + offset);
+        expect(thrown(() => verify(req, now))).toMatchObject({
+          code: 'RequestTimeTooSkewed',
+          httpStatus: 403,
+          extra: {
+            RequestTime: '20240601T120000Z',
+            ServerTime: now.toISOString(),
+            MaxAllowedSkewMilliseconds: '900000',
+          },
+        });
+      },
+    );
 
     it('honours a custom skew', () => {
       const parsed = parseSigV4(req)!;
       const now = new Date(signedAt.getTime() + 61_000);
-      expect(thrown(() => verifySigV4(parsed, req, SECRET, now, { maxSkewMs: 60_000 })).code).toBe('RequestTimeTooSkewed');
+      expect(thrown(() => verifySigV4(parsed, req, SECRET, now, { maxSkewMs: 60_000 })).code).toBe(
+        'RequestTimeTooSkewed',
+      );
     });
 
     it('refuses a presigned request dated in the future beyond the skew', async () => {
@@ -507,16 +667,26 @@ describe(verifySigV4.name, () => {
       await server.start();
       try {
         const url = new URL(
-          await getSignedUrl(server.client(), new GetObjectCommand({ Bucket: 'b', Key: 'k' }), { signingDate: signedAt, expiresIn: 60 }),
+          await getSignedUrl(server.client(), new GetObjectCommand({ Bucket: 'b', Key: 'k' }), {
+            signingDate: signedAt,
+            expiresIn: 60,
+          }),
         );
-        const presigned: SigV4Request = { method: 'GET', rawPath: url.pathname, query: parseQueryString(url.search.slice(1)), headers: { host: url.host } };
+        const presigned: SigV4Request = {
+          method: 'GET',
+          rawPath: url.pathname,
+          query: parseQueryString(url.search.slice(1)),
+          headers: { host: url.host },
+        };
         expect(() => verify(presigned, new Date(signedAt.getTime() - 60_000))).not.toThrow();
         expect(thrown(() => verify(presigned, new Date(signedAt.getTime() - 16 * 60_000)))).toMatchObject({
           code: 'AccessDenied',
           message: 'Request is not valid yet',
         });
         expect(() => verify(presigned, new Date(signedAt.getTime() + 60_000))).not.toThrow();
-        expect(thrown(() => verify(presigned, new Date(signedAt.getTime() + 60_001))).message).toBe('Request has expired');
+        expect(thrown(() => verify(presigned, new Date(signedAt.getTime() + 60_001))).message).toBe(
+          'Request has expired',
+        );
       } finally {
         await server.stop();
       }
@@ -527,11 +697,14 @@ describe(verifySigV4.name, () => {
     const req = await smithySigned({});
     const parsed = parseSigV4(req)!;
     expect(() => verifySigV4(parsed, req, SECRET, new Date(), { region: 'us-east-1' })).not.toThrow();
-    expect(thrown(() => verifySigV4(parsed, req, SECRET, new Date(), { region: 'eu-west-3' }))).toMatchObject({
-      code: 'AuthorizationHeaderMalformed',
-      message: "The authorization header is malformed; the region 'us-east-1' is wrong; expecting 'eu-west-3'",
-      extra: { Region: 'eu-west-3' },
-    });
+    expect(thrown(() => verifySigV4(parsed, req, SECRET, new Date(), { region: 'eu-west-3' }))).toMatchObject(
+      {
+        code: 'AuthorizationHeaderMalformed',
+        message:
+          "The authorization header is malformed; the region 'us-east-1' is wrong; expecting 'eu-west-3'",
+        extra: { Region: 'eu-west-3' },
+      },
+    );
   });
 
   describe('real S3Client requests captured on the wire', () => {
@@ -539,54 +712,140 @@ describe(verifySigV4.name, () => {
     beforeAll(() => server.start());
     afterAll(() => server.stop());
 
-    const keys = ['simple', 'dir/sub dir/file name.txt', 'ユニコード/файл/ü€.bin', 'a+b+c', '100%25 sure%', '~tilde~', 'k=v&x=y', 'sp  aces  '];
+    const keys = [
+      'simple',
+      'dir/sub dir/file name.txt',
+      'ユニコード/файл/ü€.bin',
+      'a+b+c',
+      '100%25 sure%',
+      '~tilde~',
+      'k=v&x=y',
+      'sp  aces  ',
+    ];
 
-    it.each([false, true])('verifies PUT, GET, HEAD, list, copy, tagging and multi-delete (virtual host: %s)', async (virtualHost) => {
-      server.requests.length = 0;
-      const client = server.client({ virtualHost });
-      for (const Key of keys) {
-        await client.send(new PutObjectCommand({ Bucket: 'bucket-1', Key, Body: `content of ${Key}`, Metadata: { note: 'x  y' }, ContentType: 'text/plain' }));
-        await client.send(new GetObjectCommand({ Bucket: 'bucket-1', Key, Range: 'bytes=0-3', VersionId: 'v+1 2' }));
-        await client.send(new HeadObjectCommand({ Bucket: 'bucket-1', Key }));
-        await client.send(new CopyObjectCommand({ Bucket: 'bucket-1', Key: `${Key}.copy`, CopySource: `bucket-1/${encodeURIComponent(Key)}` }));
-        await client.send(new PutObjectTaggingCommand({ Bucket: 'bucket-1', Key, Tagging: { TagSet: [{ Key: 'k', Value: 'v v' }] } }));
-        await client.send(new UploadPartCommand({ Bucket: 'bucket-1', Key, UploadId: 'up/id+=', PartNumber: 3, Body: Buffer.from('part') }));
-      }
-      await client.send(new ListObjectsV2Command({ Bucket: 'bucket-1', Prefix: 'ユ ニ+', Delimiter: '/', StartAfter: '', MaxKeys: 5 }));
-      await client.send(new DeleteObjectsCommand({ Bucket: 'bucket-1', Delete: { Objects: keys.map((Key) => ({ Key })) } }));
-      client.destroy();
-
-      expect(server.requests).toHaveLength(keys.length * 6 + 2);
-      for (const req of server.requests) {
-        const parsed = parseSigV4(req)!;
-        expect(parsed.kind).toBe('header');
-        expect(() => verifySigV4(parsed, req, SECRET, new Date())).not.toThrow();
-        if (virtualHost) expect(String(req.headers.host)).toMatch(/^bucket-1\.s3\.test\.internal:\d+$/);
-      }
-      const listing = server.requests[server.requests.length - 2];
-      expect(listing.query).toEqual(expect.arrayContaining([['prefix', 'ユ ニ+'], ['start-after', '']]));
-    });
-
-    it.each([false, true])('verifies presigned GET and PUT URLs fetched by a plain HTTP client (virtual host: %s)', async (virtualHost) => {
-      const client = server.client({ virtualHost });
-      for (const Key of keys) {
-        const get = await getSignedUrl(client, new GetObjectCommand({ Bucket: 'bucket-1', Key, ResponseContentDisposition: 'attachment; filename="a b.txt"' }), { expiresIn: 600 });
-        const put = await getSignedUrl(client, new PutObjectCommand({ Bucket: 'bucket-1', Key }), { expiresIn: 600 });
-        for (const [url, method] of [[get, 'GET'], [put, 'PUT']] as const) {
-          server.requests.length = 0;
-          const u = new URL(url);
-          // The made-up virtual host does not resolve: send to loopback with the signed Host.
-          await server.send(`${u.pathname}${u.search}`, { method, headers: { host: u.host }, body: method === 'PUT' ? 'data' : undefined });
-          const [req] = server.requests;
-          const parsed = parseSigV4(req)!;
-          expect(parsed).toMatchObject({ kind: 'query', payloadHash: 'UNSIGNED-PAYLOAD', expiresSeconds: 600 });
-          expect(() => verifySigV4(parsed, req, SECRET, new Date())).not.toThrow();
-          const forged = { ...req, query: req.query.map(([n, v]): [string, string] => [n, n === 'X-Amz-Expires' ? '604800' : v]) };
-          expect(thrown(() => verifySigV4(parseSigV4(forged)!, forged, SECRET, new Date())).code).toBe('SignatureDoesNotMatch');
+    it.each([false, true])(
+      'verifies PUT, GET, HEAD, list, copy, tagging and multi-delete (virtual host: %s)',
+      async (virtualHost) => {
+        server.requests.length = 0;
+        const client = server.client({ virtualHost });
+        for (const Key of keys) {
+          await client.send(
+            new PutObjectCommand({
+              Bucket: 'bucket-1',
+              Key,
+              Body: `content of ${Key}`,
+              Metadata: { note: 'x  y' },
+              ContentType: 'text/plain',
+            }),
+          );
+          await client.send(
+            new GetObjectCommand({ Bucket: 'bucket-1', Key, Range: 'bytes=0-3', VersionId: 'v+1 2' }),
+          );
+          await client.send(new HeadObjectCommand({ Bucket: 'bucket-1', Key }));
+          await client.send(
+            new CopyObjectCommand({
+              Bucket: 'bucket-1',
+              Key: `${Key}.copy`,
+              CopySource: `bucket-1/${encodeURIComponent(Key)}`,
+            }),
+          );
+          await client.send(
+            new PutObjectTaggingCommand({
+              Bucket: 'bucket-1',
+              Key,
+              Tagging: { TagSet: [{ Key: 'k', Value: 'v v' }] },
+            }),
+          );
+          await client.send(
+            new UploadPartCommand({
+              Bucket: 'bucket-1',
+              Key,
+              UploadId: 'up/id+=',
+              PartNumber: 3,
+              Body: Buffer.from('part'),
+            }),
+          );
         }
-      }
-      client.destroy();
-    });
+        await client.send(
+          new ListObjectsV2Command({
+            Bucket: 'bucket-1',
+            Prefix: 'ユ ニ+',
+            Delimiter: '/',
+            StartAfter: '',
+            MaxKeys: 5,
+          }),
+        );
+        await client.send(
+          new DeleteObjectsCommand({ Bucket: 'bucket-1', Delete: { Objects: keys.map((Key) => ({ Key })) } }),
+        );
+        client.destroy();
+
+        expect(server.requests).toHaveLength(keys.length * 6 + 2);
+        for (const req of server.requests) {
+          const parsed = parseSigV4(req)!;
+          expect(parsed.kind).toBe('header');
+          expect(() => verifySigV4(parsed, req, SECRET, new Date())).not.toThrow();
+          if (virtualHost) expect(String(req.headers.host)).toMatch(/^bucket-1\.s3\.test\.internal:\d+$/);
+        }
+        const listing = server.requests[server.requests.length - 2];
+        expect(listing.query).toEqual(
+          expect.arrayContaining([
+            ['prefix', 'ユ ニ+'],
+            ['start-after', ''],
+          ]),
+        );
+      },
+    );
+
+    it.each([false, true])(
+      'verifies presigned GET and PUT URLs fetched by a plain HTTP client (virtual host: %s)',
+      async (virtualHost) => {
+        const client = server.client({ virtualHost });
+        for (const Key of keys) {
+          const get = await getSignedUrl(
+            client,
+            new GetObjectCommand({
+              Bucket: 'bucket-1',
+              Key,
+              ResponseContentDisposition: 'attachment; filename="a b.txt"',
+            }),
+            { expiresIn: 600 },
+          );
+          const put = await getSignedUrl(client, new PutObjectCommand({ Bucket: 'bucket-1', Key }), {
+            expiresIn: 600,
+          });
+          for (const [url, method] of [
+            [get, 'GET'],
+            [put, 'PUT'],
+          ] as const) {
+            server.requests.length = 0;
+            const u = new URL(url);
+            // The made-up virtual host does not resolve: send to loopback with the signed Host.
+            await server.send(`${u.pathname}${u.search}`, {
+              method,
+              headers: { host: u.host },
+              body: method === 'PUT' ? 'data' : undefined,
+            });
+            const [req] = server.requests;
+            const parsed = parseSigV4(req)!;
+            expect(parsed).toMatchObject({
+              kind: 'query',
+              payloadHash: 'UNSIGNED-PAYLOAD',
+              expiresSeconds: 600,
+            });
+            expect(() => verifySigV4(parsed, req, SECRET, new Date())).not.toThrow();
+            const forged = {
+              ...req,
+              query: req.query.map(([n, v]): [string, string] => [n, n === 'X-Amz-Expires' ? '604800' : v]),
+            };
+            expect(thrown(() => verifySigV4(parseSigV4(forged)!, forged, SECRET, new Date())).code).toBe(
+              'SignatureDoesNotMatch',
+            );
+          }
+        }
+        client.destroy();
+      },
+    );
   });
 });
 
@@ -608,7 +867,15 @@ describe(canonicalQueryString.name, () => {
   });
 
   it('leaves out X-Amz-Signature for presigned requests only', () => {
-    expect(canonicalQueryString([['X-Amz-Signature', 's'], ['a', '1']], true)).toBe('a=1');
+    expect(
+      canonicalQueryString(
+        [
+          ['X-Amz-Signature', 's'],
+          ['a', '1'],
+        ],
+        true,
+      ),
+    ).toBe('a=1');
     expect(canonicalQueryString([['X-Amz-Signature', 's']], false)).toBe('X-Amz-Signature=s');
   });
 });
@@ -643,4 +910,3 @@ describe(parseAmzDate.name, () => {
     expect(formatAmzDate(new Date('2024-02-29T23:59:59.999Z'))).toBe('20240229T235959Z');
   });
 });
-

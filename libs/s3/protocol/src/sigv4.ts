@@ -66,7 +66,8 @@ export interface VerifySigV4Options {
   region?: string;
 }
 
-const UNSUPPORTED_MECHANISM = 'The authorization mechanism you have provided is not supported. Please use AWS4-HMAC-SHA256.';
+const UNSUPPORTED_MECHANISM =
+  'The authorization mechanism you have provided is not supported. Please use AWS4-HMAC-SHA256.';
 const QUERY_PARAMS_REQUIRED =
   'Query-string authentication version 4 requires the X-Amz-Algorithm, X-Amz-Credential, X-Amz-Signature, X-Amz-Date, X-Amz-SignedHeaders, and X-Amz-Expires parameters.';
 const QUERY_AUTH_PARAMS = [
@@ -126,17 +127,22 @@ function parseHeaderAuth(req: SigV4Request, authorization: string): ParsedSigV4 
     if (item === '') continue;
     const eq = item.indexOf('=');
     const name = eq < 0 ? item : item.slice(0, eq).trim();
-    if (eq < 0 || components.has(name)) throw malformed(`the authorization component "${item}" is malformed.`);
+    if (eq < 0 || components.has(name))
+      throw malformed(`the authorization component "${item}" is malformed.`);
     components.set(name, item.slice(eq + 1).trim());
   }
   const credential = components.get('Credential');
   const signedHeaders = components.get('SignedHeaders');
   const signature = components.get('Signature');
   if (!credential || !signedHeaders || !signature) {
-    throw malformed('the authorization header requires three components: Credential, SignedHeaders, and Signature.');
+    throw malformed(
+      'the authorization header requires three components: Credential, SignedHeaders, and Signature.',
+    );
   }
   const scope = parseCredential(credential, malformed);
-  const headers = parseSignedHeaders(signedHeaders, () => malformed('the SignedHeaders component is malformed.'));
+  const headers = parseSignedHeaders(signedHeaders, () =>
+    malformed('the SignedHeaders component is malformed.'),
+  );
 
   const time = requestTimeFromHeaders(req);
   if (time.amzDate.slice(0, 8) !== scope.date) {
@@ -170,7 +176,8 @@ function parseQueryAuth(req: SigV4Request): ParsedSigV4 {
   if (QUERY_AUTH_PARAMS.some((name) => !params.get(name))) throw error(QUERY_PARAMS_REQUIRED);
   const get = (name: (typeof QUERY_AUTH_PARAMS)[number]) => params.get(name) as string;
 
-  if (get('X-Amz-Algorithm') !== SIGV4_ALGORITHM) throw error('X-Amz-Algorithm only supports "AWS4-HMAC-SHA256"');
+  if (get('X-Amz-Algorithm') !== SIGV4_ALGORITHM)
+    throw error('X-Amz-Algorithm only supports "AWS4-HMAC-SHA256"');
   const scope = parseCredential(get('X-Amz-Credential'), (detail) =>
     error(`Error parsing the X-Amz-Credential parameter; ${detail}`),
   );
@@ -180,7 +187,8 @@ function parseQueryAuth(req: SigV4Request): ParsedSigV4 {
   const amzDate = get('X-Amz-Date');
   const requestTime = parseAmzDate(amzDate);
   if (!requestTime) throw error(`X-Amz-Date must be in the ISO8601 Long Format "yyyyMMdd'T'HHmmss'Z'"`);
-  if (amzDate.slice(0, 8) !== scope.date) throw error('Invalid credential date. Date is not the same as X-Amz-Date.');
+  if (amzDate.slice(0, 8) !== scope.date)
+    throw error('Invalid credential date. Date is not the same as X-Amz-Date.');
 
   const expires = get('X-Amz-Expires');
   if (/^-\d+$/.test(expires)) throw error('X-Amz-Expires must be non-negative');
@@ -193,7 +201,9 @@ function parseQueryAuth(req: SigV4Request): ParsedSigV4 {
     );
   }
   const payloadHash =
-    queryValue(req, 'X-Amz-Content-Sha256') ?? headerValue(req.headers, 'x-amz-content-sha256') ?? UNSIGNED_PAYLOAD;
+    queryValue(req, 'X-Amz-Content-Sha256') ??
+    headerValue(req.headers, 'x-amz-content-sha256') ??
+    UNSIGNED_PAYLOAD;
   checkPayloadHash(payloadHash, false);
   return {
     kind: 'query',
@@ -204,7 +214,8 @@ function parseQueryAuth(req: SigV4Request): ParsedSigV4 {
     requestTime,
     expiresSeconds,
     payloadHash,
-    securityToken: queryValue(req, 'X-Amz-Security-Token') ?? headerValue(req.headers, 'x-amz-security-token'),
+    securityToken:
+      queryValue(req, 'X-Amz-Security-Token') ?? headerValue(req.headers, 'x-amz-security-token'),
   };
 }
 
@@ -218,7 +229,8 @@ function parseCredential(credential: string, fail: (detail: string) => S3Error) 
   const accessKeyId = parts.slice(0, -4).join('/');
   if (!accessKeyId || !/^\d{8}$/.test(date) || !region) throw mal();
   if (service !== 's3') throw fail(`incorrect service "${service}". This endpoint belongs to "s3".`);
-  if (terminal !== 'aws4_request') throw fail(`incorrect terminal "${terminal}". This endpoint uses "aws4_request".`);
+  if (terminal !== 'aws4_request')
+    throw fail(`incorrect terminal "${terminal}". This endpoint uses "aws4_request".`);
   return { accessKeyId, date, region, service };
 }
 
@@ -230,7 +242,8 @@ function parseSignedHeaders(value: string, fail: () => S3Error): string[] {
 
 /** x-amz-date wins over Date (RFC 7231); the string to sign always carries the ISO basic form. */
 function requestTimeFromHeaders(req: SigV4Request): { amzDate: string; requestTime: Date } {
-  const invalid = () => new S3Error('AccessDenied', 'AWS authentication requires a valid Date or x-amz-date header');
+  const invalid = () =>
+    new S3Error('AccessDenied', 'AWS authentication requires a valid Date or x-amz-date header');
   const amzDate = headerValue(req.headers, 'x-amz-date');
   if (amzDate !== undefined) {
     const requestTime = parseAmzDate(amzDate);
@@ -280,19 +293,28 @@ export function verifySigV4(
   options: VerifySigV4Options = {},
 ): SigV4Verified {
   const maxSkewMs = options.maxSkewMs ?? DEFAULT_MAX_SKEW_MS;
-  const badAuthCode: S3ErrorCode = parsed.kind === 'header' ? 'AuthorizationHeaderMalformed' : 'AuthorizationQueryParametersError';
+  const badAuthCode: S3ErrorCode =
+    parsed.kind === 'header' ? 'AuthorizationHeaderMalformed' : 'AuthorizationQueryParametersError';
   if (options.region !== undefined && parsed.region !== options.region) {
-    const prefix = parsed.kind === 'header' ? 'The authorization header is malformed; ' : 'Error parsing the X-Amz-Credential parameter; ';
-    throw new S3Error(badAuthCode, `${prefix}the region '${parsed.region}' is wrong; expecting '${options.region}'`, {
-      extra: { Region: options.region },
-    });
+    const prefix =
+      parsed.kind === 'header'
+        ? 'The authorization header is malformed; '
+        : 'Error parsing the X-Amz-Credential parameter; ';
+    throw new S3Error(
+      badAuthCode,
+      `${prefix}the region '${parsed.region}' is wrong; expecting '${options.region}'`,
+      {
+        extra: { Region: options.region },
+      },
+    );
   }
   const skew = parsed.requestTime.getTime() - now.getTime();
   if (parsed.kind === 'header') {
     if (Math.abs(skew) > maxSkewMs) {
       throw new S3Error('RequestTimeTooSkewed', undefined, {
         extra: {
-          RequestTime: headerValue(req.headers, 'x-amz-date') ?? headerValue(req.headers, 'date') ?? parsed.amzDate,
+          RequestTime:
+            headerValue(req.headers, 'x-amz-date') ?? headerValue(req.headers, 'date') ?? parsed.amzDate,
           ServerTime: now.toISOString(),
           MaxAllowedSkewMilliseconds: String(maxSkewMs),
         },
@@ -317,7 +339,11 @@ export function verifySigV4(
     (name) => req.headers[name] !== undefined && name.startsWith('x-amz-') && !signed.has(name),
   );
   if (!signed.has('host')) notSigned.unshift('host');
-  if (parsed.kind === 'header' && headerValue(req.headers, 'x-amz-date') === undefined && !signed.has('date')) {
+  if (
+    parsed.kind === 'header' &&
+    headerValue(req.headers, 'x-amz-date') === undefined &&
+    !signed.has('date')
+  ) {
     notSigned.push('date');
   }
   if (notSigned.length > 0) {
@@ -350,7 +376,10 @@ export function verifySigV4(
  * The canonical request as S3 computes it. The URI is the path exactly as sent: S3 neither
  * normalizes (`.`/`..`, `//`) nor re-encodes it, unlike other AWS services.
  */
-export function buildCanonicalRequest(parsed: Pick<ParsedSigV4, 'kind' | 'signedHeaders' | 'payloadHash'>, req: SigV4Request): string {
+export function buildCanonicalRequest(
+  parsed: Pick<ParsedSigV4, 'kind' | 'signedHeaders' | 'payloadHash'>,
+  req: SigV4Request,
+): string {
   const canonicalHeaders = parsed.signedHeaders
     .map((name) => `${name}:${canonicalHeaderValue(req.headers[name])}\n`)
     .join('');
@@ -409,7 +438,9 @@ export function parseQueryString(raw: string): [string, string][] {
     .filter((pair) => pair !== '')
     .map((pair) => {
       const eq = pair.indexOf('=');
-      return eq < 0 ? [decodeQueryComponent(pair), ''] : [decodeQueryComponent(pair.slice(0, eq)), decodeQueryComponent(pair.slice(eq + 1))];
+      return eq < 0
+        ? [decodeQueryComponent(pair), '']
+        : [decodeQueryComponent(pair.slice(0, eq)), decodeQueryComponent(pair.slice(eq + 1))];
     });
 }
 
@@ -423,7 +454,12 @@ function decodeQueryComponent(text: string): string {
 }
 
 /** kSigning = HMAC chain over "AWS4"+secret, date, region, service, "aws4_request". */
-export function deriveSigningKey(secretAccessKey: string, date: string, region: string, service: string): Buffer {
+export function deriveSigningKey(
+  secretAccessKey: string,
+  date: string,
+  region: string,
+  service: string,
+): Buffer {
   const kDate = hmacSha256(Buffer.from(`AWS4${secretAccessKey}`, 'utf8'), date);
   const kRegion = hmacSha256(kDate, region);
   const kService = hmacSha256(kRegion, service);
@@ -451,11 +487,16 @@ export function parseAmzDate(value: string): Date | undefined {
   if (!m) return undefined;
   const [, y, mo, d, h, mi, s] = m.map(Number);
   const date = new Date(Date.UTC(y, mo - 1, d, h, mi, s));
-  return date.getUTCMonth() === mo - 1 && date.getUTCDate() === d && h < 24 && mi < 60 && s < 60 ? date : undefined;
+  return date.getUTCMonth() === mo - 1 && date.getUTCDate() === d && h < 24 && mi < 60 && s < 60
+    ? date
+    : undefined;
 }
 
 export function formatAmzDate(date: Date): string {
-  return date.toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
+  return date
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d{3}/, '');
 }
 
 function queryValue(req: SigV4Request, name: string): string | undefined {

@@ -16,7 +16,11 @@ export interface ChunkedBodyOptions {
 }
 
 /** STREAMING-AWS4-HMAC-SHA256-PAYLOAD, or …-TRAILER when `trailers` is given. */
-export function encodeSignedChunkedBody(payload: Buffer, signing: ChunkSigning, options: ChunkedBodyOptions): Buffer {
+export function encodeSignedChunkedBody(
+  payload: Buffer,
+  signing: ChunkSigning,
+  options: ChunkedBodyOptions,
+): Buffer {
   const parts: Buffer[] = [];
   let previous = signing.seedSignature;
   for (const chunk of [...split(payload, options.chunkSize), Buffer.alloc(0)]) {
@@ -42,7 +46,8 @@ export function encodeUnsignedChunkedBody(payload: Buffer, options: ChunkedBodyO
     parts.push(Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from('\r\n'));
   }
   parts.push(Buffer.from('0\r\n'));
-  for (const [name, value] of Object.entries(options.trailers ?? {})) parts.push(Buffer.from(`${name}:${value}\r\n`));
+  for (const [name, value] of Object.entries(options.trailers ?? {}))
+    parts.push(Buffer.from(`${name}:${value}\r\n`));
   parts.push(Buffer.from('\r\n'));
   return Buffer.concat(parts);
 }

@@ -12,20 +12,26 @@ import { HttpHeaders, headerValue } from './headers';
  */
 export function bucketNameProblem(name: string): string | undefined {
   if (name.length < 3 || name.length > 63) return 'Bucket name must be between 3 and 63 characters long';
-  if (!/^[a-z0-9.-]+$/.test(name)) return 'Bucket name may only contain lowercase letters, digits, dots and hyphens';
-  if (!/^[a-z0-9]/.test(name) || !/[a-z0-9]$/.test(name)) return 'Bucket name must begin and end with a letter or digit';
+  if (!/^[a-z0-9.-]+$/.test(name))
+    return 'Bucket name may only contain lowercase letters, digits, dots and hyphens';
+  if (!/^[a-z0-9]/.test(name) || !/[a-z0-9]$/.test(name))
+    return 'Bucket name must begin and end with a letter or digit';
   if (name.includes('..')) return 'Bucket name must not contain two adjacent periods';
-  if (name.includes('.-') || name.includes('-.')) return 'Bucket name must not contain a period next to a hyphen';
-  if (/^\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(name)) return 'Bucket name must not be formatted as an IP address';
+  if (name.includes('.-') || name.includes('-.'))
+    return 'Bucket name must not contain a period next to a hyphen';
+  if (/^\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(name))
+    return 'Bucket name must not be formatted as an IP address';
   if (/^(xn--|sthree-|amzn-s3-demo-)/.test(name)) return 'Bucket name must not start with a reserved prefix';
-  if (/(-s3alias|--ol-s3|\.mrap|--x-s3|--table-s3)$/.test(name)) return 'Bucket name must not end with a reserved suffix';
+  if (/(-s3alias|--ol-s3|\.mrap|--x-s3|--table-s3)$/.test(name))
+    return 'Bucket name must not end with a reserved suffix';
   return undefined;
 }
 
 /** Throws InvalidBucketName (with the bucket name, as S3 does) unless the name is valid. */
 export function validateBucketName(name: string): void {
   const problem = bucketNameProblem(name);
-  if (problem) throw new S3Error('InvalidBucketName', undefined, { extra: { BucketName: name, Detail: problem } });
+  if (problem)
+    throw new S3Error('InvalidBucketName', undefined, { extra: { BucketName: name, Detail: problem } });
 }
 
 export const MAX_KEY_BYTES = 1024;
@@ -35,7 +41,9 @@ export function validateObjectKey(key: string): void {
   if (key.length === 0) throw new S3Error('InvalidArgument', 'Object key must not be empty');
   const bytes = Buffer.byteLength(key, 'utf8');
   if (bytes > MAX_KEY_BYTES) {
-    throw new S3Error('KeyTooLongError', undefined, { extra: { Size: String(bytes), MaxSizeAllowed: String(MAX_KEY_BYTES) } });
+    throw new S3Error('KeyTooLongError', undefined, {
+      extra: { Size: String(bytes), MaxSizeAllowed: String(MAX_KEY_BYTES) },
+    });
   }
 }
 
@@ -51,7 +59,8 @@ export function userMetadataFromHeaders(headers: HttpHeaders): Record<string, st
   const meta: [string, string][] = [];
   for (const name of Object.keys(headers)) {
     const value = headerValue(headers, name);
-    if (value !== undefined && name.startsWith(META_PREFIX)) meta.push([name.slice(META_PREFIX.length), value]);
+    if (value !== undefined && name.startsWith(META_PREFIX))
+      meta.push([name.slice(META_PREFIX.length), value]);
   }
   const result = Object.fromEntries(meta);
   validateUserMetadata(result);
@@ -61,9 +70,12 @@ export function userMetadataFromHeaders(headers: HttpHeaders): Record<string, st
 /** MetadataTooLarge when names plus values exceed 2 KB of UTF-8. */
 export function validateUserMetadata(meta: Record<string, string>): void {
   let size = 0;
-  for (const [name, value] of Object.entries(meta)) size += Buffer.byteLength(name, 'utf8') + Buffer.byteLength(value, 'utf8');
+  for (const [name, value] of Object.entries(meta))
+    size += Buffer.byteLength(name, 'utf8') + Buffer.byteLength(value, 'utf8');
   if (size > MAX_USER_METADATA_BYTES) {
-    throw new S3Error('MetadataTooLarge', undefined, { extra: { Size: String(size), MaxSizeAllowed: String(MAX_USER_METADATA_BYTES) } });
+    throw new S3Error('MetadataTooLarge', undefined, {
+      extra: { Size: String(size), MaxSizeAllowed: String(MAX_USER_METADATA_BYTES) },
+    });
   }
 }
 

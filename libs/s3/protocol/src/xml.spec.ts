@@ -1,4 +1,14 @@
-import { DeleteObjectsCommand, GetBucketVersioningCommand, ListObjectsV2Command, ListObjectVersionsCommand, PutBucketTaggingCommand, CompleteMultipartUploadCommand, PutObjectTaggingCommand, PutBucketVersioningCommand, CreateBucketCommand } from '@aws-sdk/client-s3';
+import {
+  DeleteObjectsCommand,
+  GetBucketVersioningCommand,
+  ListObjectsV2Command,
+  ListObjectVersionsCommand,
+  PutBucketTaggingCommand,
+  CompleteMultipartUploadCommand,
+  PutObjectTaggingCommand,
+  PutBucketVersioningCommand,
+  CreateBucketCommand,
+} from '@aws-sdk/client-s3';
 import { S3Error } from './errors';
 import {
   parseCompleteMultipartUpload,
@@ -13,7 +23,7 @@ import {
   toXmlOrdered,
   xmlLeaf,
 } from './xml';
-import { CaptureServer } from './testing/sdk-capture';
+import { CaptureServer } from './spec-support/sdk-capture';
 
 function thrown(fn: () => unknown): S3Error {
   try {
@@ -29,7 +39,12 @@ describe(toXml.name, () => {
   it('renders nested objects and arrays in key order, with the declaration and S3 namespace', () => {
     const sut = toXml('ListAllMyBucketsResult', {
       Owner: { ID: 'o1', DisplayName: 'me' },
-      Buckets: { Bucket: [{ Name: 'a', CreationDate: new Date('2024-01-02T03:04:05Z') }, { Name: 'b', CreationDate: '2024' }] },
+      Buckets: {
+        Bucket: [
+          { Name: 'a', CreationDate: new Date('2024-01-02T03:04:05Z') },
+          { Name: 'b', CreationDate: '2024' },
+        ],
+      },
     });
     expect(sut).toBe(
       '<?xml version="1.0" encoding="UTF-8"?>\n' +
@@ -42,17 +57,30 @@ describe(toXml.name, () => {
   it('omits null and undefined, keeps empty strings, renders numbers, booleans and attributes', () => {
     const sut = toXml(
       'R',
-      { A: undefined, B: null, C: '', D: 0, E: false, F: [], G: { '@xsi:type': 'CanonicalUser', '@skip': undefined, ID: 'x' }, H: 12n },
+      {
+        A: undefined,
+        B: null,
+        C: '',
+        D: 0,
+        E: false,
+        F: [],
+        G: { '@xsi:type': 'CanonicalUser', '@skip': undefined, ID: 'x' },
+        H: 12n,
+      },
       { xmlns: null },
     );
-    expect(sut).toBe('<?xml version="1.0" encoding="UTF-8"?>\n<R><C></C><D>0</D><E>false</E><G xsi:type="CanonicalUser"><ID>x</ID></G><H>12</H></R>');
+    expect(sut).toBe(
+      '<?xml version="1.0" encoding="UTF-8"?>\n<R><C></C><D>0</D><E>false</E><G xsi:type="CanonicalUser"><ID>x</ID></G><H>12</H></R>',
+    );
   });
 
   it('renders a scalar as the root text and accepts another namespace', () => {
     expect(toXml('LocationConstraint', 'eu-west-1', { xmlns: 'urn:x' })).toBe(
       '<?xml version="1.0" encoding="UTF-8"?>\n<LocationConstraint xmlns="urn:x">eu-west-1</LocationConstraint>',
     );
-    expect(toXml('LocationConstraint', '')).toBe(`<?xml version="1.0" encoding="UTF-8"?>\n<LocationConstraint xmlns="${S3_XMLNS}"></LocationConstraint>`);
+    expect(toXml('LocationConstraint', '')).toBe(
+      `<?xml version="1.0" encoding="UTF-8"?>\n<LocationConstraint xmlns="${S3_XMLNS}"></LocationConstraint>`,
+    );
   });
 
   it('escapes markup and control characters in text and attributes', () => {
@@ -101,7 +129,13 @@ describe('responses read by AWS SDK v3', () => {
           KeyCount: keys.length,
           MaxKeys: 1000,
           IsTruncated: false,
-          Contents: keys.map((Key) => ({ Key, LastModified: new Date('2024-05-06T07:08:09.123Z'), ETag: '"abc"', Size: 3, StorageClass: 'STANDARD' })),
+          Contents: keys.map((Key) => ({
+            Key,
+            LastModified: new Date('2024-05-06T07:08:09.123Z'),
+            ETag: '"abc"',
+            Size: 3,
+            StorageClass: 'STANDARD',
+          })),
         }),
       );
     };
@@ -122,7 +156,10 @@ describe('responses read by AWS SDK v3', () => {
         toXmlOrdered('ListVersionsResult', [
           ['Name', 'b'],
           ['IsTruncated', false],
-          ['Version', { Key: 'k', VersionId: 'v2', IsLatest: false, LastModified: new Date(0), ETag: '"e"', Size: 1 }],
+          [
+            'Version',
+            { Key: 'k', VersionId: 'v2', IsLatest: false, LastModified: new Date(0), ETag: '"e"', Size: 1 },
+          ],
           ['DeleteMarker', { Key: 'k', VersionId: 'v3', IsLatest: true, LastModified: new Date(0) }],
         ]),
       );
@@ -131,13 +168,18 @@ describe('responses read by AWS SDK v3', () => {
     const out = await client.send(new ListObjectVersionsCommand({ Bucket: 'b' }));
     client.destroy();
     server.respond = undefined;
-    expect(out.Versions).toEqual([expect.objectContaining({ Key: 'k', VersionId: 'v2', IsLatest: false, Size: 1 })]);
+    expect(out.Versions).toEqual([
+      expect.objectContaining({ Key: 'k', VersionId: 'v2', IsLatest: false, Size: 1 }),
+    ]);
     expect(out.DeleteMarkers).toEqual([expect.objectContaining({ VersionId: 'v3', IsLatest: true })]);
   });
 
   it('parses an empty VersioningConfiguration and a status', async () => {
     const client = server.client();
-    for (const [body, status] of [[toXml('VersioningConfiguration', {}), undefined], [toXml('VersioningConfiguration', { Status: 'Enabled' }), 'Enabled']] as const) {
+    for (const [body, status] of [
+      [toXml('VersioningConfiguration', {}), undefined],
+      [toXml('VersioningConfiguration', { Status: 'Enabled' }), 'Enabled'],
+    ] as const) {
       server.respond = (_req, res) => res.writeHead(200).end(body);
       expect((await client.send(new GetBucketVersioningCommand({ Bucket: 'b' }))).Status).toBe(status);
     }
@@ -182,7 +224,10 @@ describe(parseDeleteObjects.name, () => {
     const sut = parseDeleteObjects(
       '<Delete><Quiet>TRUE</Quiet><Object><Key>a</Key></Object><Object><Key>b/c d</Key><VersionId>v1</VersionId></Object><Object><Key></Key><VersionId></VersionId></Object></Delete>',
     );
-    expect(sut).toEqual({ quiet: true, objects: [{ key: 'a' }, { key: 'b/c d', versionId: 'v1' }, { key: '' }] });
+    expect(sut).toEqual({
+      quiet: true,
+      objects: [{ key: 'a' }, { key: 'b/c d', versionId: 'v1' }, { key: '' }],
+    });
     expect(parseDeleteObjects('<Delete><Object><Key>x</Key></Object></Delete>').quiet).toBe(false);
   });
 
@@ -208,7 +253,15 @@ describe(parseDeleteObjects.name, () => {
     server.respond = (_req, res) => res.writeHead(200).end(toXml('DeleteResult', {}));
     const client = server.client();
     const keys = ['a&b', '<c>', 'ü/€', ' x '];
-    await client.send(new DeleteObjectsCommand({ Bucket: 'b', Delete: { Objects: keys.map((Key, i) => ({ Key, VersionId: i === 1 ? 'v' : undefined })), Quiet: true } }));
+    await client.send(
+      new DeleteObjectsCommand({
+        Bucket: 'b',
+        Delete: {
+          Objects: keys.map((Key, i) => ({ Key, VersionId: i === 1 ? 'v' : undefined })),
+          Quiet: true,
+        },
+      }),
+    );
     client.destroy();
     await server.stop();
     expect(parseDeleteObjects(server.requests[0].body.toString('utf8'))).toEqual({
@@ -233,15 +286,51 @@ describe(parseCompleteMultipartUpload.name, () => {
 
   it.each<[string, string, string]>([
     ['no parts', '<CompleteMultipartUpload></CompleteMultipartUpload>', 'MalformedXML'],
-    ['a part without ETag', '<CompleteMultipartUpload><Part><PartNumber>1</PartNumber></Part></CompleteMultipartUpload>', 'MalformedXML'],
-    ['a part without number', '<CompleteMultipartUpload><Part><ETag>x</ETag></Part></CompleteMultipartUpload>', 'MalformedXML'],
-    ['a non-numeric part number', '<CompleteMultipartUpload><Part><PartNumber>1a</PartNumber><ETag>x</ETag></Part></CompleteMultipartUpload>', 'MalformedXML'],
-    ['part number 0', '<CompleteMultipartUpload><Part><PartNumber>0</PartNumber><ETag>x</ETag></Part></CompleteMultipartUpload>', 'InvalidArgument'],
-    ['part number 10001', '<CompleteMultipartUpload><Part><PartNumber>10001</PartNumber><ETag>x</ETag></Part></CompleteMultipartUpload>', 'InvalidArgument'],
-    ['descending parts', '<CompleteMultipartUpload><Part><PartNumber>2</PartNumber><ETag>x</ETag></Part><Part><PartNumber>1</PartNumber><ETag>y</ETag></Part></CompleteMultipartUpload>', 'InvalidPartOrder'],
-    ['a repeated part', '<CompleteMultipartUpload><Part><PartNumber>1</PartNumber><ETag>x</ETag></Part><Part><PartNumber>1</PartNumber><ETag>y</ETag></Part></CompleteMultipartUpload>', 'InvalidPartOrder'],
-    ['an invalid checksum', '<CompleteMultipartUpload><Part><PartNumber>1</PartNumber><ETag>x</ETag><ChecksumSHA256>AAAAAA==</ChecksumSHA256></Part></CompleteMultipartUpload>', 'InvalidRequest'],
-    ['the wrong root', '<CompleteUpload><Part><PartNumber>1</PartNumber><ETag>x</ETag></Part></CompleteUpload>', 'MalformedXML'],
+    [
+      'a part without ETag',
+      '<CompleteMultipartUpload><Part><PartNumber>1</PartNumber></Part></CompleteMultipartUpload>',
+      'MalformedXML',
+    ],
+    [
+      'a part without number',
+      '<CompleteMultipartUpload><Part><ETag>x</ETag></Part></CompleteMultipartUpload>',
+      'MalformedXML',
+    ],
+    [
+      'a non-numeric part number',
+      '<CompleteMultipartUpload><Part><PartNumber>1a</PartNumber><ETag>x</ETag></Part></CompleteMultipartUpload>',
+      'MalformedXML',
+    ],
+    [
+      'part number 0',
+      '<CompleteMultipartUpload><Part><PartNumber>0</PartNumber><ETag>x</ETag></Part></CompleteMultipartUpload>',
+      'InvalidArgument',
+    ],
+    [
+      'part number 10001',
+      '<CompleteMultipartUpload><Part><PartNumber>10001</PartNumber><ETag>x</ETag></Part></CompleteMultipartUpload>',
+      'InvalidArgument',
+    ],
+    [
+      'descending parts',
+      '<CompleteMultipartUpload><Part><PartNumber>2</PartNumber><ETag>x</ETag></Part><Part><PartNumber>1</PartNumber><ETag>y</ETag></Part></CompleteMultipartUpload>',
+      'InvalidPartOrder',
+    ],
+    [
+      'a repeated part',
+      '<CompleteMultipartUpload><Part><PartNumber>1</PartNumber><ETag>x</ETag></Part><Part><PartNumber>1</PartNumber><ETag>y</ETag></Part></CompleteMultipartUpload>',
+      'InvalidPartOrder',
+    ],
+    [
+      'an invalid checksum',
+      '<CompleteMultipartUpload><Part><PartNumber>1</PartNumber><ETag>x</ETag><ChecksumSHA256>AAAAAA==</ChecksumSHA256></Part></CompleteMultipartUpload>',
+      'InvalidRequest',
+    ],
+    [
+      'the wrong root',
+      '<CompleteUpload><Part><PartNumber>1</PartNumber><ETag>x</ETag></Part></CompleteUpload>',
+      'MalformedXML',
+    ],
   ])('rejects %s', (_case, text, code) => {
     expect(thrown(() => parseCompleteMultipartUpload(text)).code).toBe(code);
   });
@@ -252,28 +341,53 @@ describe(parseTagging.name, () => {
     `<Tagging><TagSet>${tags.map(([k, v]) => `<Tag><Key>${k}</Key><Value>${v}</Value></Tag>`).join('')}</TagSet></Tagging>`;
 
   it('reads tags as key → value, an empty value and an empty set included', () => {
-    expect(parseTagging(tagging([['a', '1'], ['b c', ''], ['__proto__', 'x']]), 'object')).toEqual({ a: '1', 'b c': '', ['__proto__']: 'x' });
-    expect(Object.getPrototypeOf(parseTagging(tagging([['__proto__', 'x']]), 'object'))).toBe(Object.prototype);
+    expect(
+      parseTagging(
+        tagging([
+          ['a', '1'],
+          ['b c', ''],
+          ['__proto__', 'x'],
+        ]),
+        'object',
+      ),
+    ).toEqual({ a: '1', 'b c': '', ['__proto__']: 'x' });
+    expect(Object.getPrototypeOf(parseTagging(tagging([['__proto__', 'x']]), 'object'))).toBe(
+      Object.prototype,
+    );
     expect(parseTagging('<Tagging><TagSet/></Tagging>', 'bucket')).toEqual({});
   });
 
   it('allows 10 object tags and 50 bucket tags, and no more', () => {
     const tags = (n: number) => Array.from({ length: n }, (_, i): [string, string] => [`k${i}`, 'v']);
     expect(Object.keys(parseTagging(tagging(tags(10)), 'object'))).toHaveLength(10);
-    expect(thrown(() => parseTagging(tagging(tags(11)), 'object'))).toMatchObject({ code: 'InvalidTag', message: 'Object tags cannot be greater than 10' });
+    expect(thrown(() => parseTagging(tagging(tags(11)), 'object'))).toMatchObject({
+      code: 'InvalidTag',
+      message: 'Object tags cannot be greater than 10',
+    });
     expect(Object.keys(parseTagging(tagging(tags(50)), 'bucket'))).toHaveLength(50);
     expect(thrown(() => parseTagging(tagging(tags(51)), 'bucket')).code).toBe('InvalidTag');
   });
 
   it('measures key and value lengths in characters', () => {
     expect(() => parseTagging(tagging([['ü'.repeat(128), '€'.repeat(256)]]), 'object')).not.toThrow();
-    expect(thrown(() => parseTagging(tagging([['k'.repeat(129), 'v']]), 'object')).message).toMatch(/TagKey.*too long/);
-    expect(thrown(() => parseTagging(tagging([['k', 'v'.repeat(257)]]), 'object')).message).toMatch(/TagValue.*too long/);
+    expect(thrown(() => parseTagging(tagging([['k'.repeat(129), 'v']]), 'object')).message).toMatch(
+      /TagKey.*too long/,
+    );
+    expect(thrown(() => parseTagging(tagging([['k', 'v'.repeat(257)]]), 'object')).message).toMatch(
+      /TagValue.*too long/,
+    );
   });
 
   it.each<[string, string, string]>([
     ['an empty key', tagging([['', 'v']]), 'InvalidTag'],
-    ['a repeated key', tagging([['a', '1'], ['a', '2']]), 'InvalidTag'],
+    [
+      'a repeated key',
+      tagging([
+        ['a', '1'],
+        ['a', '2'],
+      ]),
+      'InvalidTag',
+    ],
     ['an aws: key', tagging([['aws:x', '1']]), 'InvalidTag'],
     ['a tag without Value', '<Tagging><TagSet><Tag><Key>a</Key></Tag></TagSet></Tagging>', 'MalformedXML'],
     ['no TagSet', '<Tagging></Tagging>', 'MalformedXML'],
@@ -286,12 +400,18 @@ describe(parseTagging.name, () => {
     const server = new CaptureServer();
     await server.start();
     const client = server.client();
-    const TagSet = [{ Key: 'a&b', Value: '<v>' }, { Key: 'ü', Value: '' }];
+    const TagSet = [
+      { Key: 'a&b', Value: '<v>' },
+      { Key: 'ü', Value: '' },
+    ];
     await client.send(new PutObjectTaggingCommand({ Bucket: 'b', Key: 'k', Tagging: { TagSet } }));
     await client.send(new PutBucketTaggingCommand({ Bucket: 'b', Tagging: { TagSet } }));
     client.destroy();
     await server.stop();
-    for (const [req, target] of [[server.requests[0], 'object'], [server.requests[1], 'bucket']] as const) {
+    for (const [req, target] of [
+      [server.requests[0], 'object'],
+      [server.requests[1], 'bucket'],
+    ] as const) {
       expect(parseTagging(req.body.toString('utf8'), target)).toEqual({ 'a&b': '<v>', ü: '' });
     }
   });
@@ -299,12 +419,21 @@ describe(parseTagging.name, () => {
 
 describe(parseTaggingHeader.name, () => {
   it('reads the URL query form', () => {
-    expect(parseTaggingHeader('a=1&b=x%20y&c=p+q&d&e=%C3%BC%26')).toEqual({ a: '1', b: 'x y', c: 'p q', d: '', e: 'ü&' });
+    expect(parseTaggingHeader('a=1&b=x%20y&c=p+q&d&e=%C3%BC%26')).toEqual({
+      a: '1',
+      b: 'x y',
+      c: 'p q',
+      d: '',
+      e: 'ü&',
+    });
     expect(parseTaggingHeader('')).toEqual({});
   });
 
   it('rejects a repeated key as InvalidArgument and too many tags as InvalidTag', () => {
-    expect(thrown(() => parseTaggingHeader('a=1&a=2'))).toMatchObject({ code: 'InvalidArgument', extra: { ArgumentName: 'x-amz-tagging' } });
+    expect(thrown(() => parseTaggingHeader('a=1&a=2'))).toMatchObject({
+      code: 'InvalidArgument',
+      extra: { ArgumentName: 'x-amz-tagging' },
+    });
     const eleven = Array.from({ length: 11 }, (_, i) => `k${i}=v`).join('&');
     expect(thrown(() => parseTaggingHeader(eleven)).code).toBe('InvalidTag');
   });
@@ -312,8 +441,16 @@ describe(parseTaggingHeader.name, () => {
 
 describe(parseVersioningConfiguration.name, () => {
   it('reads Status and MfaDelete', () => {
-    expect(parseVersioningConfiguration(`<VersioningConfiguration xmlns="${S3_XMLNS}"><Status>Enabled</Status></VersioningConfiguration>`)).toEqual({ status: 'Enabled' });
-    expect(parseVersioningConfiguration('<VersioningConfiguration><Status>Suspended</Status><MfaDelete>Disabled</MfaDelete></VersioningConfiguration>')).toEqual({
+    expect(
+      parseVersioningConfiguration(
+        `<VersioningConfiguration xmlns="${S3_XMLNS}"><Status>Enabled</Status></VersioningConfiguration>`,
+      ),
+    ).toEqual({ status: 'Enabled' });
+    expect(
+      parseVersioningConfiguration(
+        '<VersioningConfiguration><Status>Suspended</Status><MfaDelete>Disabled</MfaDelete></VersioningConfiguration>',
+      ),
+    ).toEqual({
       status: 'Suspended',
       mfaDelete: 'Disabled',
     });
@@ -322,7 +459,10 @@ describe(parseVersioningConfiguration.name, () => {
   it.each<[string, string]>([
     ['<VersioningConfiguration><Status>enabled</Status></VersioningConfiguration>', 'MalformedXML'],
     ['<VersioningConfiguration><Status>Disabled</Status></VersioningConfiguration>', 'MalformedXML'],
-    ['<VersioningConfiguration><Status>Enabled</Status><MfaDelete>On</MfaDelete></VersioningConfiguration>', 'MalformedXML'],
+    [
+      '<VersioningConfiguration><Status>Enabled</Status><MfaDelete>On</MfaDelete></VersioningConfiguration>',
+      'MalformedXML',
+    ],
     ['<VersioningConfiguration></VersioningConfiguration>', 'IllegalVersioningConfigurationException'],
   ])('rejects %s with %s', (text, code) => {
     expect(thrown(() => parseVersioningConfiguration(text)).code).toBe(code);
@@ -332,19 +472,29 @@ describe(parseVersioningConfiguration.name, () => {
     const server = new CaptureServer();
     await server.start();
     const client = server.client();
-    await client.send(new PutBucketVersioningCommand({ Bucket: 'b', VersioningConfiguration: { Status: 'Suspended' } }));
+    await client.send(
+      new PutBucketVersioningCommand({ Bucket: 'b', VersioningConfiguration: { Status: 'Suspended' } }),
+    );
     client.destroy();
     await server.stop();
-    expect(parseVersioningConfiguration(server.requests[0].body.toString('utf8'))).toEqual({ status: 'Suspended' });
+    expect(parseVersioningConfiguration(server.requests[0].body.toString('utf8'))).toEqual({
+      status: 'Suspended',
+    });
   });
 });
 
 describe(parseCreateBucketConfiguration.name, () => {
   it('reads the location, treating an empty body or constraint as none', () => {
     expect(parseCreateBucketConfiguration('')).toEqual({});
-    expect(parseCreateBucketConfiguration('<CreateBucketConfiguration><LocationConstraint></LocationConstraint></CreateBucketConfiguration>')).toEqual({});
     expect(
-      parseCreateBucketConfiguration(`<CreateBucketConfiguration xmlns="${S3_XMLNS}"><LocationConstraint>eu-west-1</LocationConstraint></CreateBucketConfiguration>`),
+      parseCreateBucketConfiguration(
+        '<CreateBucketConfiguration><LocationConstraint></LocationConstraint></CreateBucketConfiguration>',
+      ),
+    ).toEqual({});
+    expect(
+      parseCreateBucketConfiguration(
+        `<CreateBucketConfiguration xmlns="${S3_XMLNS}"><LocationConstraint>eu-west-1</LocationConstraint></CreateBucketConfiguration>`,
+      ),
     ).toEqual({ locationConstraint: 'eu-west-1' });
     expect(thrown(() => parseCreateBucketConfiguration('<Create/>')).code).toBe('MalformedXML');
   });
@@ -353,18 +503,32 @@ describe(parseCreateBucketConfiguration.name, () => {
     const server = new CaptureServer();
     await server.start();
     const client = server.client();
-    await client.send(new CreateBucketCommand({ Bucket: 'b', CreateBucketConfiguration: { LocationConstraint: 'ap-south-1' } }));
     await client.send(
-      new CompleteMultipartUploadCommand({
+      new CreateBucketCommand({
         Bucket: 'b',
-        Key: 'k',
-        UploadId: 'u',
-        MultipartUpload: { Parts: [{ PartNumber: 1, ETag: '"e1"', ChecksumCRC32: 'AAAAAA==' }, { PartNumber: 2, ETag: '"e2"' }] },
+        CreateBucketConfiguration: { LocationConstraint: 'ap-south-1' },
       }),
-    ).catch(() => undefined); // the empty 200 is not a valid CompleteMultipartUpload answer; the request is what matters
+    );
+    await client
+      .send(
+        new CompleteMultipartUploadCommand({
+          Bucket: 'b',
+          Key: 'k',
+          UploadId: 'u',
+          MultipartUpload: {
+            Parts: [
+              { PartNumber: 1, ETag: '"e1"', ChecksumCRC32: 'AAAAAA==' },
+              { PartNumber: 2, ETag: '"e2"' },
+            ],
+          },
+        }),
+      )
+      .catch(() => undefined); // the empty 200 is not a valid CompleteMultipartUpload answer; the request is what matters
     client.destroy();
     await server.stop();
-    expect(parseCreateBucketConfiguration(server.requests[0].body.toString('utf8'))).toEqual({ locationConstraint: 'ap-south-1' });
+    expect(parseCreateBucketConfiguration(server.requests[0].body.toString('utf8'))).toEqual({
+      locationConstraint: 'ap-south-1',
+    });
     expect(parseCompleteMultipartUpload(server.requests[1].body.toString('utf8'))).toEqual([
       { partNumber: 1, etag: '"e1"', checksums: { CRC32: 'AAAAAA==' } },
       { partNumber: 2, etag: '"e2"', checksums: {} },

@@ -26,7 +26,10 @@ export interface ToXmlOptions {
  */
 export function toXml(rootName: string, value: XmlValue, options: ToXmlOptions = {}): string {
   const xmlns = options.xmlns === undefined ? S3_XMLNS : options.xmlns;
-  const content = value !== null && typeof value === 'object' && !(value instanceof Date) && !Array.isArray(value) ? value : { '#text': value };
+  const content =
+    value !== null && typeof value === 'object' && !(value instanceof Date) && !Array.isArray(value)
+      ? value
+      : { '#text': value };
   return `${XML_DECLARATION}\n${renderElement(rootName, xmlns === null ? content : { '@xmlns': xmlns, ...content })}`;
 }
 
@@ -34,7 +37,11 @@ export function toXml(rootName: string, value: XmlValue, options: ToXmlOptions =
  * Like {@link toXml} for content whose element order does not follow one object's keys, e.g.
  * ListObjectVersions' interleaved `Version` and `DeleteMarker` elements.
  */
-export function toXmlOrdered(rootName: string, entries: [string, XmlValue][], options: ToXmlOptions = {}): string {
+export function toXmlOrdered(
+  rootName: string,
+  entries: [string, XmlValue][],
+  options: ToXmlOptions = {},
+): string {
   const xmlns = options.xmlns === undefined ? S3_XMLNS : options.xmlns;
   const attribute = xmlns === null ? '' : ` xmlns="${escapeXmlText(xmlns)}"`;
   return `${XML_DECLARATION}\n<${rootName}${attribute}>${entries.map(([name, v]) => renderElement(name, v)).join('')}</${rootName}>`;
@@ -48,7 +55,8 @@ function renderElement(name: string, value: XmlValue): string {
   let children = '';
   for (const [key, child] of Object.entries(value)) {
     if (key.startsWith('@')) {
-      if (child !== null && child !== undefined) attributes += ` ${key.slice(1)}="${renderScalar(child as Scalar)}"`;
+      if (child !== null && child !== undefined)
+        attributes += ` ${key.slice(1)}="${renderScalar(child as Scalar)}"`;
     } else if (key === '#text') {
       if (child !== null && child !== undefined) children += renderScalar(child as Scalar);
     } else {
@@ -103,7 +111,9 @@ export function parseXmlBody(text: string, expectedRoot: string): XmlElement {
   } catch {
     throw malformedXml();
   }
-  const roots = nodes.map(toElement).filter((node): node is XmlElement => node !== undefined && node.name !== '');
+  const roots = nodes
+    .map(toElement)
+    .filter((node): node is XmlElement => node !== undefined && node.name !== '');
   if (roots.length !== 1 || roots[0].name !== expectedRoot) throw malformedXml();
   return roots[0];
 }
@@ -132,24 +142,27 @@ function toElement(node: unknown): XmlElement | undefined {
 /** The five predefined entities and character references; anything else is not XML. */
 function decodeEntities(text: string): string {
   if (!text.includes('&')) return text;
-  return text.replace(/&(?:([a-zA-Z]+)|#([0-9]+)|#x([0-9a-fA-F]+));|&/g, (match, named?: string, dec?: string, hex?: string) => {
-    if (named !== undefined) {
-      const value = NAMED_ENTITIES[named];
-      if (value === undefined) throw malformedXml();
-      return value;
-    }
-    if (dec === undefined && hex === undefined) throw malformedXml(); // a bare '&'
-    const code = dec !== undefined ? Number(dec) : parseInt(hex as string, 16);
-    const legal =
-      code === 0x9 ||
-      code === 0xa ||
-      code === 0xd ||
-      (code >= 0x20 && code <= 0xd7ff) ||
-      (code >= 0xe000 && code <= 0xfffd) ||
-      (code >= 0x10000 && code <= 0x10ffff);
-    if (!legal) throw malformedXml();
-    return String.fromCodePoint(code);
-  });
+  return text.replace(
+    /&(?:([a-zA-Z]+)|#([0-9]+)|#x([0-9a-fA-F]+));|&/g,
+    (match, named?: string, dec?: string, hex?: string) => {
+      if (named !== undefined) {
+        const value = NAMED_ENTITIES[named];
+        if (value === undefined) throw malformedXml();
+        return value;
+      }
+      if (dec === undefined && hex === undefined) throw malformedXml(); // a bare '&'
+      const code = dec !== undefined ? Number(dec) : parseInt(hex as string, 16);
+      const legal =
+        code === 0x9 ||
+        code === 0xa ||
+        code === 0xd ||
+        (code >= 0x20 && code <= 0xd7ff) ||
+        (code >= 0xe000 && code <= 0xfffd) ||
+        (code >= 0x10000 && code <= 0x10ffff);
+      if (!legal) throw malformedXml();
+      return String.fromCodePoint(code);
+    },
+  );
 }
 
 const NAMED_ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
@@ -262,7 +275,8 @@ export function parseCompleteMultipartUpload(text: string): CompletedPart[] {
     for (const [element, algorithm] of PART_CHECKSUMS) {
       const value = xmlLeaf(part, element)?.trim();
       if (value === undefined) continue;
-      if (!isValidChecksumValue(algorithm, value)) throw new S3Error('InvalidRequest', `Value for ${element} is invalid.`);
+      if (!isValidChecksumValue(algorithm, value))
+        throw new S3Error('InvalidRequest', `Value for ${element} is invalid.`);
       checksums[algorithm] = value;
     }
     return { partNumber, etag: quoteEtag(etag), checksums };
@@ -283,7 +297,10 @@ export function parseTagging(text: string, target: TagTarget): Record<string, st
   const root = parseXmlBody(text, 'Tagging');
   const sets = xmlChildren(root, 'TagSet');
   if (sets.length !== 1) throw malformedXml();
-  const tags = xmlChildren(sets[0], 'Tag').map((tag): [string, string] => [requiredLeaf(tag, 'Key'), requiredLeaf(tag, 'Value')]);
+  const tags = xmlChildren(sets[0], 'Tag').map((tag): [string, string] => [
+    requiredLeaf(tag, 'Key'),
+    requiredLeaf(tag, 'Value'),
+  ]);
   validateTags(tags, target);
   return Object.fromEntries(tags);
 }
@@ -314,8 +331,10 @@ export function parseTaggingHeader(header: string): Record<string, string> {
  */
 export function validateTags(tags: [key: string, value: string][], target: TagTarget): void {
   const invalid = (message: string) => new S3Error('InvalidTag', message);
-  if (target === 'object' && tags.length > MAX_OBJECT_TAGS) throw invalid('Object tags cannot be greater than 10');
-  if (target === 'bucket' && tags.length > MAX_BUCKET_TAGS) throw invalid('Bucket tag count cannot be greater than 50');
+  if (target === 'object' && tags.length > MAX_OBJECT_TAGS)
+    throw invalid('Object tags cannot be greater than 10');
+  if (target === 'bucket' && tags.length > MAX_BUCKET_TAGS)
+    throw invalid('Bucket tag count cannot be greater than 50');
   const seen = new Set<string>();
   for (const [key, value] of tags) {
     const keyLength = [...key].length;

@@ -1,5 +1,4 @@
-/* Test support only (not exported): records what real AWS SDK v3 clients put on the wire. */
-// eslint-disable-next-line @nx/enforce-module-boundaries -- a loopback server, used only by specs, to capture real SDK requests
+/* Spec support only (never exported; uses http, so it must stay out of src/index.ts): records what real AWS SDK v3 clients put on the wire. */
 import { Agent, createServer, IncomingMessage, request, ServerResponse } from 'http';
 import type { AddressInfo } from 'net';
 import { S3Client } from '@aws-sdk/client-s3';
@@ -44,13 +43,21 @@ export class CaptureServer {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const captured: CapturedRequest = { ...toSigV4Request(req), url: req.url ?? '/', body: Buffer.concat(chunks) };
+      const captured: CapturedRequest = {
+        ...toSigV4Request(req),
+        url: req.url ?? '/',
+        body: Buffer.concat(chunks),
+      };
       this.requests.push(captured);
       if (this.respond) return this.respond(captured, res);
       const etag = '"d41d8cd98f00b204e9800998ecf8427e"';
       res.writeHead(200, { 'content-type': 'application/xml', etag });
       // CopyObject and UploadPartCopy answer 200 with a result document; SDKs fail on an empty one.
-      res.end(req.headers['x-amz-copy-source'] ? `<CopyObjectResult><ETag>${etag}</ETag></CopyObjectResult>` : undefined);
+      res.end(
+        req.headers['x-amz-copy-source']
+          ? `<CopyObjectResult><ETag>${etag}</ETag></CopyObjectResult>`
+          : undefined,
+      );
     });
   });
   respond?: Responder;
@@ -69,10 +76,20 @@ export class CaptureServer {
   }
 
   /** Sends a raw request target (path and query as given) to this server; resolves when answered. */
-  async send(target: string, options: { method: string; headers: Record<string, string>; body?: string | Buffer }): Promise<number> {
+  async send(
+    target: string,
+    options: { method: string; headers: Record<string, string>; body?: string | Buffer },
+  ): Promise<number> {
     return new Promise<number>((resolve, reject) => {
-      const req = request({ host: '127.0.0.1', port: this.port, path: target, method: options.method, headers: options.headers }, (res) =>
-        res.resume().on('end', () => resolve(res.statusCode ?? 0)),
+      const req = request(
+        {
+          host: '127.0.0.1',
+          port: this.port,
+          path: target,
+          method: options.method,
+          headers: options.headers,
+        },
+        (res) => res.resume().on('end', () => resolve(res.statusCode ?? 0)),
       );
       req.on('error', reject);
       req.end(options.body);
@@ -84,7 +101,9 @@ export class CaptureServer {
    * `<bucket>.s3.test.internal` and resolves every name to this loopback server.
    */
   client(options: { virtualHost?: boolean } = {}): S3Client {
-    const endpoint = options.virtualHost ? `http://s3.test.internal:${this.port}` : `http://127.0.0.1:${this.port}`;
+    const endpoint = options.virtualHost
+      ? `http://s3.test.internal:${this.port}`
+      : `http://127.0.0.1:${this.port}`;
     const httpAgent = new Agent({
       lookup: ((_host: string, opts: { all?: boolean }, cb: (...args: unknown[]) => void) =>
         opts.all ? cb(null, [{ address: '127.0.0.1', family: 4 }]) : cb(null, '127.0.0.1', 4)) as never,
