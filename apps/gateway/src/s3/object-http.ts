@@ -2,7 +2,7 @@ import { S3Error, httpDate, validateStorageClass, parseTaggingHeader } from '@os
 import type { CannedAcl, ChecksumAlgorithm, ObjectMeta, ObjectVersion } from '@ostore/s3/core';
 import type { S3Request } from './s3-request';
 
-export const CHECKSUM_ALGORITHMS: ChecksumAlgorithm[] = ['CRC32', 'CRC32C', 'SHA1', 'SHA256'];
+export const CHECKSUM_ALGORITHMS: ChecksumAlgorithm[] = ['CRC32', 'CRC32C', 'CRC64NVME', 'SHA1', 'SHA256'];
 const CANNED_ACLS: CannedAcl[] = ['private', 'public-read', 'public-read-write', 'authenticated-read'];
 
 /** The canned ACL of `x-amz-acl`, or undefined; anything else is InvalidArgument. */

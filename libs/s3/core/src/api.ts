@@ -6,7 +6,7 @@ import type { Readable } from 'stream';
  * them into HTTP responses. No HTTP types appear here.
  */
 
-export type ChecksumAlgorithm = 'CRC32' | 'CRC32C' | 'SHA1' | 'SHA256';
+export type ChecksumAlgorithm = 'CRC32' | 'CRC32C' | 'CRC64NVME' | 'SHA1' | 'SHA256';
 export type Versioning = 'Unversioned' | 'Enabled' | 'Suspended';
 export type CannedAcl = 'private' | 'public-read' | 'public-read-write' | 'authenticated-read';
 

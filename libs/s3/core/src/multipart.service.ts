@@ -468,11 +468,22 @@ export class CassandraMultipartService implements MultipartService {
     await this.dropAllParts(bucket, upload);
   }
 
-  private async dropAllParts(bucket: BucketRow, upload: UploadRow): Promise<void> {
+  private async dropAllParts(bucket: BucketRow, upload: Pick<UploadRow, 'uploadId'>, always = true): Promise<number> {
     const rows: PartRow[] = [];
     for await (const row of this.ms.uploads.allPartRows(upload.uploadId)) rows.push(row);
     await forEachLimited(rows, 16, (row) => this.dropPartRow(bucket, row, true));
-    await this.ms.uploads.deleteAllParts(upload.uploadId);
+    if (always || rows.length > 0) await this.ms.uploads.deleteAllParts(upload.uploadId);
+    return rows.length;
+  }
+
+  /**
+   * Finishes an abort that died after removing the upload row: the part rows still there are
+   * released (blocks, usage) and removed. Only for an upload whose row is gone (the caller read
+   * it absent): a live upload's parts belong to it. Returns how many part rows were dropped.
+   */
+  async dropLeftoverParts(bucket: BucketRow, uploadVid: string): Promise<number> {
+    // no partition tombstone when there is nothing to drop (the usual stale redelivery)
+    return this.dropAllParts(bucket, { uploadId: uploadVid }, false);
   }
 
   async listParts(input: { bucket: string; key: string; uploadId: string; partNumberMarker?: number; maxParts: number }) {

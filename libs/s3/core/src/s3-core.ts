@@ -8,6 +8,8 @@ import { CassandraObjectsService } from './objects.service';
 import { defaultS3CoreSettings, S3CoreSettings } from './s3-core.options';
 import { NoopUsageRecorder, UsageRecorder } from './usage';
 import { CassandraUsersService } from './users.service';
+import { CassandraLifecycleStore } from './lifecycle/cassandra-lifecycle.store';
+import { LifecycleApplier, LifecycleApplierSettings } from './lifecycle/lifecycle-applier';
 import { VersionClock } from './version-ids';
 import { VersionStore } from './version-store';
 
@@ -52,4 +54,16 @@ export function createS3Core(deps: S3CoreDeps): S3Core {
     new CassandraUsersService(deps.metastore, deps.clock),
     store,
   );
+}
+
+/**
+ * The lifecycle applier of a core (the scheduler's; tools and tests build it the same way). Its
+ * clock decides what is due, so tests move it; it should be the core's clock.
+ */
+export function createLifecycleApplier(
+  core: S3Core,
+  clock: Clock,
+  settings: Partial<LifecycleApplierSettings> = {},
+): LifecycleApplier {
+  return new LifecycleApplier(new CassandraLifecycleStore(core.store, core.multipart), clock, settings);
 }

@@ -100,3 +100,6 @@ export function modelList(keys: string[], o: { prefix?: string; delimiter?: stri
   }
   return out;
 }
+
+export { InMemoryLifecycleStore } from './lifecycle/in-memory-lifecycle.store';
+export type { NewVersion } from './lifecycle/in-memory-lifecycle.store';

@@ -36,6 +36,11 @@ export interface CommitSpec {
   partCount?: number;
   /** A vid chosen earlier (multipart completion claims it before building the object). */
   vid?: string;
+  /**
+   * Leave the null-version convergence (step 6) to the caller: lifecycle expiration first checks
+   * that nothing landed beneath its marker, then converges (or takes the marker back).
+   */
+  deferNullConvergence?: boolean;
 }
 
 export const versionRef = (vid: string) => `v:${vid}`;
@@ -212,7 +217,7 @@ export class VersionStore {
     await this.checkIndex(row).catch((err: unknown) =>
       this.log.warn('index check after commit failed', { bucket: spec.bucket.name, key: spec.key, err: (err as Error).message }),
     );
-    if (spec.isNull) {
+    if (spec.isNull && !spec.deferNullConvergence) {
       await this.convergeNulls(spec.bucket, parent, name).catch((err: unknown) =>
         this.log.warn('null version cleanup failed; the next write of the key retries it', {
           bucket: spec.bucket.name,
