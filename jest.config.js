@@ -29,6 +29,7 @@ module.exports = {
       displayName: 'integration',
       testMatch: ['<rootDir>/{apps,libs,tools}/**/test/**/*.int-spec.ts'],
       testPathIgnorePatterns: [...common.testPathIgnorePatterns, '\\.disruptive\\.'],
+      testEnvironment: '<rootDir>/tools/testing/environment.js',
       globalSetup: '<rootDir>/tools/testing/global-setup.js',
       globalTeardown: '<rootDir>/tools/testing/global-teardown.js',
     },

@@ -161,7 +161,7 @@ function configFromEnv(opts = {}) {
       storagePort: opts.cassandraStoragePort ?? envInt('OSTORE_CASSANDRA_STORAGE_PORT', 7000),
       nodes,
       numTokens: opts.numTokens ?? envInt('OSTORE_CASSANDRA_NUM_TOKENS', 16),
-      heap: opts.cassandraHeap || envStr('OSTORE_CASSANDRA_HEAP', '1G'),
+      heap: opts.cassandraHeap || envStr('OSTORE_CASSANDRA_HEAP', '2G'),
       clusterName: opts.clusterName || envStr('OSTORE_CASSANDRA_CLUSTER_NAME', 'ostore-local'),
     },
     kafka: {
@@ -411,6 +411,9 @@ disk_access_mode: standard
 storage_compatibility_mode: NONE
 memtable_heap_space: 64MiB
 memtable_offheap_space: 64MiB
+# Tests create many small keyspaces; slab allocation would pin a 1 MiB region per memtable
+# (hundreds of tables -> the heap fills and Cassandra dies with OutOfMemoryError).
+memtable_allocation_type: unslabbed_heap_buffers
 concurrent_compactors: 1
 concurrent_reads: 8
 concurrent_writes: 8

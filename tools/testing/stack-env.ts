@@ -17,9 +17,12 @@ export function stackEnv(): {
   };
 }
 
-/** A fresh keyspace name for one spec; the global teardown drops every keyspace of the run. */
+/** A fresh keyspace name for one spec; the test environment drops it when the spec file ends. */
 export function freshKeyspace(label: string): string {
-  return `${stackEnv().run}_${label.replace(/[^a-z0-9]/g, '').slice(0, 16)}_${randomBytes(3).toString('hex')}`;
+  const name = `${stackEnv().run}_${label.replace(/[^a-z0-9]/g, '').slice(0, 16)}_${randomBytes(3).toString('hex')}`;
+  const registry = globalThis as { __ostoreKeyspaces?: string[] };
+  (registry.__ostoreKeyspaces ??= []).push(name);
+  return name;
 }
 
 /** A fresh metastore cluster name, so each spec's Kafka topics are its own. */
