@@ -1,1 +1,2 @@
 export * from './topics';
+export * from './messages';

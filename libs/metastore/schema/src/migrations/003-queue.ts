@@ -25,11 +25,12 @@ import { Migration } from '../migration';
  * processed; never TTL'd, so an idle group never loses its place) and `owner`, the member
  * holding the partition's lease, written `USING TTL` and renewed by heartbeats. Lease and offset
  * share a row so that a commit is `UPDATE ... IF owner = me`: a member that lost its lease can
- * no longer move the offset (fencing). Leases are released by rewriting them with a 1 s TTL,
- * never by DELETE.
+ * no longer move the offset (fencing). A lease is released by writing an empty owner (taken
+ * again with `IF owner IN (null, '')`), itself with a 1 s TTL — never by DELETE.
  *
  * `queue_readers` — live members of a reader group, one row per member written `USING TTL` by
- * its heartbeat; the count sets each member's fair share of partitions.
+ * its heartbeat; the count sets each member's fair share of partitions. A member that leaves
+ * rewrites its row with a 1 s TTL instead of deleting it.
  *
  * `queue_topics` — the partition count of each queue, set once (IF NOT EXISTS) by whichever
  * producer or consumer touches the queue first.

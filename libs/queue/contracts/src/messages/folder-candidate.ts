@@ -1,0 +1,39 @@
+import { z } from 'zod';
+import { defineContract, fields } from './message-contract';
+
+/** Which folder index a directory row belongs to: object_folders, version_folders or upload_folders. */
+export const FOLDER_KINDS = ['object', 'version', 'upload'] as const;
+export type FolderKind = (typeof FOLDER_KINDS)[number];
+
+/**
+ * "This directory was absent from the Bloom filter of non-empty prefixes" — to the
+ * `<kind>-folders` queue. A false positive of the filter only delays a directory by one cycle;
+ * the scheduler re-checks emptiness and deletes the row transactionally.
+ */
+export interface FolderCandidate {
+  bucketId: string;
+  bucket: string;
+  /** The partition the folder row lives in ('' or ending with '/'). */
+  parent: string;
+  /** The child segment with its trailing '/', as stored (`cats/`). */
+  name: string;
+  kind: FolderKind;
+}
+
+const wireV1 = z
+  .object({
+    bucketId: fields.bucketId,
+    bucket: fields.bucket,
+    parent: fields.parent,
+    name: fields.folderName,
+    kind: z.enum(FOLDER_KINDS),
+  })
+  .strict();
+
+/** Contract of the three `*-folders` queues. */
+export const FolderCandidate = defineContract<FolderCandidate, typeof wireV1>({
+  name: 'FolderCandidate',
+  version: 1,
+  wire: wireV1,
+  encode: (c) => ({ bucketId: c.bucketId, bucket: c.bucket, parent: c.parent, name: c.name, kind: c.kind }),
+});

@@ -1,0 +1,202 @@
+import { FolderCandidate } from './folder-candidate';
+import { MessageContractError } from './message-contract';
+import { UploadCandidate } from './upload-candidate';
+import { UsageDelta } from './usage-delta';
+import { VersionCandidate } from './version-candidate';
+
+const bucketId = '2f1c8a52-5a43-4c1e-9a57-0c2d3e4f5a6b';
+
+const version = (): VersionCandidate => ({
+  bucketId,
+  bucket: 'photos',
+  key: 'images/pets/cat.png',
+  parent: 'images/pets/',
+  name: 'cat.png',
+  versions: [
+    { versionId: 'v-1', rules: [{ ruleId: 'expire-old', action: 'NoncurrentVersionExpiration' }] },
+    {
+      versionId: 'v-2',
+      rules: [
+        { ruleId: 'expire-old', action: 'NoncurrentVersionExpiration' },
+        { ruleId: 'cold', action: 'NoncurrentVersionTransition' },
+      ],
+    },
+  ],
+  scannedAt: new Date('2026-01-02T03:04:05.678Z'),
+  sourceHost: 'cass-3.dc1',
+});
+
+/** Re-encodes the wire JSON of `message` with `patch` applied, to build invalid messages. */
+const tamper = (message: string, patch: Record<string, unknown>) =>
+  JSON.stringify({ ...JSON.parse(message), ...patch });
+
+describe(VersionCandidate.name, () => {
+  const sut = VersionCandidate;
+
+  it('round-trips, with a version field and a Date back', () => {
+    const message = sut.toMessage(version());
+    expect(JSON.parse(message)).toMatchObject({ v: 1, scannedAt: '2026-01-02T03:04:05.678Z' });
+    expect(sut.fromMessage(message)).toEqual(version());
+    expect(sut.fromMessage(Buffer.from(message))).toEqual(version());
+  });
+
+  it('round-trips a key at the root and a key ending in /', () => {
+    const root = { ...version(), key: 'top', parent: '', name: 'top' };
+    const dir = { ...version(), key: 'a/b/', parent: 'a/b/', name: '' };
+    expect(sut.fromMessage(sut.toMessage(root))).toEqual(root);
+    expect(sut.fromMessage(sut.toMessage(dir))).toEqual(dir);
+  });
+
+  it('rejects unknown versions precisely', () => {
+    const message = tamper(sut.toMessage(version()), { v: 2 });
+    expect(() => sut.fromMessage(message)).toThrow(
+      new MessageContractError('VersionCandidate', 'unsupported version 2 (this build reads 1)', 'v'),
+    );
+    expect(() => sut.fromMessage(tamper(message, { v: undefined }))).toThrow(
+      /v: missing or non-integer version/,
+    );
+    expect(() => sut.fromMessage(tamper(message, { v: '1' }))).toThrow(
+      /v: missing or non-integer version \(got "1"\)/,
+    );
+  });
+
+  it('rejects what is not a JSON object', () => {
+    expect(() => sut.fromMessage('{')).toThrow('VersionCandidate message rejected: not valid JSON');
+    expect(() => sut.fromMessage('[1]')).toThrow('not a JSON object');
+    expect(() => sut.fromMessage('null')).toThrow('not a JSON object');
+  });
+
+  it.each<[string, Record<string, unknown>, RegExp]>([
+    ['bucketId', { bucketId: 'nope' }, /bucketId: must be a uuid/],
+    ['bucket', { bucket: 'Bad_Name' }, /bucket: must be a valid S3 bucket name/],
+    ['key', { key: '' }, /key: must not be empty/],
+    ['key vs parent+name', { key: 'images/pets/dog.png' }, /key: must equal parent \+ name/],
+    ['parent', { parent: 'images/pets', key: 'images/petscat.png' }, /parent: must be '' or end with '\/'/],
+    ['name', { name: 'x/cat.png', key: 'images/pets/x/cat.png' }, /name: must not contain '\/'/],
+    ['versions', { versions: [] }, /versions: must list at least one version/],
+    ['rules', { versions: [{ versionId: 'a', rules: [] }] }, /versions.0.rules: must name at least one rule/],
+    [
+      'action',
+      { versions: [{ versionId: 'a', rules: [{ ruleId: 'r', action: 'AbortIncompleteMultipartUpload' }] }] },
+      /versions.0.rules.0.action: Invalid enum value/,
+    ],
+    [
+      'duplicate version',
+      {
+        versions: [
+          { versionId: 'a', rules: [{ ruleId: 'r', action: 'Expiration' }] },
+          { versionId: 'a', rules: [{ ruleId: 'r', action: 'Expiration' }] },
+        ],
+      },
+      /versions: must not repeat a versionId/,
+    ],
+    ['scannedAt', { scannedAt: '2026-01-02 03:04' }, /scannedAt: must be an ISO-8601 UTC timestamp/],
+    ['sourceHost', { sourceHost: 'a host' }, /sourceHost: must not contain whitespace/],
+    ['unknown field', { extra: 1 }, /Unrecognized key\(s\) in object: 'extra'/],
+    ['missing field', { sourceHost: undefined }, /sourceHost: Required/],
+  ])('rejects a bad %s', (_what, patch, error) => {
+    const message = tamper(sut.toMessage(version()), patch);
+    expect(() => sut.fromMessage(message)).toThrow(MessageContractError);
+    expect(() => sut.fromMessage(message)).toThrow(error);
+  });
+
+  it('caps the versions at the 100 newest plus the current one', () => {
+    const many = Array.from({ length: 102 }, (_, i) => ({
+      versionId: `v${i}`,
+      rules: [{ ruleId: 'r', action: 'Expiration' as const }],
+    }));
+    expect(() => sut.toMessage({ ...version(), versions: many.slice(0, 101) })).not.toThrow();
+    expect(() => sut.toMessage({ ...version(), versions: many })).toThrow(/versions: must list at most 101/);
+  });
+
+  it('refuses to write an invalid candidate', () => {
+    expect(() => sut.toMessage({ ...version(), scannedAt: new Date(NaN) })).toThrow(/scannedAt/);
+    expect(() => sut.toMessage({ ...version(), key: 'other' })).toThrow(/key: must equal parent \+ name/);
+  });
+});
+
+describe(UploadCandidate.name, () => {
+  const sut = UploadCandidate;
+  const upload = (): UploadCandidate => ({
+    bucketId,
+    bucket: 'photos',
+    key: 'big.iso',
+    uploadId: 'a1b2c3',
+    ruleId: 'abort-7d',
+  });
+
+  it('round-trips', () => {
+    const message = sut.toMessage(upload());
+    expect(JSON.parse(message).v).toBe(1);
+    expect(sut.fromMessage(message)).toEqual(upload());
+  });
+
+  it.each<[string, Record<string, unknown>, RegExp]>([
+    ['version', { v: 7 }, /v: unsupported version 7/],
+    ['uploadId', { uploadId: '' }, /uploadId: must not be empty/],
+    ['ruleId', { ruleId: 'x'.repeat(256) }, /ruleId: must be at most 255 characters/],
+    ['key', { key: 'k'.repeat(1025) }, /key: must be at most 1024 UTF-8 bytes/],
+    ['bucketId', { bucketId: 3 }, /bucketId: Expected string, received number/],
+  ])('rejects a bad %s', (_what, patch, error) => {
+    expect(() => sut.fromMessage(tamper(sut.toMessage(upload()), patch))).toThrow(error);
+  });
+});
+
+describe(FolderCandidate.name, () => {
+  const sut = FolderCandidate;
+  const folder = (): FolderCandidate => ({
+    bucketId,
+    bucket: 'photos',
+    parent: 'images/',
+    name: 'pets/',
+    kind: 'version',
+  });
+
+  it('round-trips every kind, at the root too', () => {
+    for (const kind of ['object', 'version', 'upload'] as const) {
+      const f = { ...folder(), kind };
+      expect(sut.fromMessage(sut.toMessage(f))).toEqual(f);
+    }
+    const root = { ...folder(), parent: '' };
+    expect(sut.fromMessage(sut.toMessage(root))).toEqual(root);
+  });
+
+  it.each<[string, Record<string, unknown>, RegExp]>([
+    ['version', { v: 0 }, /v: unsupported version 0 \(this build reads 1\)/],
+    ['kind', { kind: 'bucket' }, /kind: Invalid enum value/],
+    ['name without its slash', { name: 'pets' }, /name: must be one path segment followed by '\/'/],
+    ['name of two segments', { name: 'a/b/' }, /name: must be one path segment/],
+    ['parent', { parent: 'images' }, /parent: must be '' or end with '\/'/],
+  ])('rejects a bad %s', (_what, patch, error) => {
+    expect(() => sut.fromMessage(tamper(sut.toMessage(folder()), patch))).toThrow(error);
+  });
+});
+
+describe(UsageDelta.name, () => {
+  const sut = UsageDelta;
+  const delta = (): UsageDelta => ({
+    bucketId,
+    bucket: 'photos',
+    bytes: -5_000_000_000,
+    objects: -1,
+    at: new Date('2026-03-01T00:00:00.000Z'),
+    eventId: 'evt-42',
+  });
+
+  it('round-trips negative and positive deltas', () => {
+    expect(sut.fromMessage(sut.toMessage(delta()))).toEqual(delta());
+    const plus = { ...delta(), bytes: 123, objects: 1 };
+    expect(sut.fromMessage(sut.toMessage(plus))).toEqual(plus);
+  });
+
+  it.each<[string, Record<string, unknown>, RegExp]>([
+    ['version', { v: 2 }, /UsageDelta message rejected: v: unsupported version 2/],
+    ['bytes', { bytes: 1.5 }, /bytes: must be an integer/],
+    ['huge bytes', { bytes: 2 ** 60 }, /bytes: must be a safe integer/],
+    ['objects', { objects: '1' }, /objects: Expected number, received string/],
+    ['at', { at: 'yesterday' }, /at: must be an ISO-8601 UTC timestamp/],
+    ['eventId', { eventId: '' }, /eventId: must not be empty/],
+  ])('rejects a bad %s', (_what, patch, error) => {
+    expect(() => sut.fromMessage(tamper(sut.toMessage(delta()), patch))).toThrow(error);
+  });
+});
