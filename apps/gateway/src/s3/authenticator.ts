@@ -79,12 +79,17 @@ export class Authenticator {
         expectedTrailers: trailerHeader ? trailerHeader.split(',').map((t) => t.trim().toLowerCase()).filter(Boolean) : undefined,
       });
       req.raw.on('error', (e) => decoder.destroy(e));
+      // The body starts flowing into the decoder at once, possibly before a handler reads it: a bad
+      // chunk must not be an unhandled 'error' event (it would kill the process). The error stays
+      // on the stream (`errored`) and reaches whoever reads the body.
+      decoder.on('error', () => undefined);
       req.body = req.raw.pipe(decoder);
       req.trailers = () => decoder.trailers;
       req.decodedLength = decodedLength;
     } else if (payload !== UNSIGNED_PAYLOAD && /^[0-9a-f]{64}$/i.test(payload)) {
       const verifier = new PayloadHashVerifier(payload);
       req.raw.on('error', (e) => verifier.destroy(e));
+      verifier.on('error', () => undefined);
       req.body = req.raw.pipe(verifier);
     } else {
       req.body = req.raw;
