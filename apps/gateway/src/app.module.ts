@@ -24,7 +24,10 @@ export class AppModule {
       gcGraceMs: config.blocks.gcGraceMs,
       gcIntervalMs: config.blocks.gcIntervalMs,
     });
-    const core = S3CoreModule.forRoot({ imports: [blocks] });
+    const core = S3CoreModule.forRoot({
+      imports: [blocks],
+      settings: { inlineBodyMaxBytes: config.s3.inlineBodyMaxBytes, bucketCacheTtlMs: config.s3.bucketCacheMs },
+    });
     return {
       module: AppModule,
       imports: [

@@ -11,6 +11,10 @@ const schema = baseEnvSchema
     S3_DOMAINS: envVar.list('localhost,s3.local'),
     S3_MAX_CLOCK_SKEW_SECONDS: envVar.int(900, 1, 86400),
     S3_AUTH_CACHE_MS: envVar.int(5000, 0, 600000),
+    /** Bodies up to this size are stored inline in the metastore, not in blocks (0: never). */
+    S3_INLINE_BODY_MAX_BYTES: envVar.int(64 * 1024, 0, 1024 * 1024),
+    /** How long a bucket row is reused; another gateway's bucket change is seen after at most this. */
+    S3_BUCKET_CACHE_MS: envVar.int(2000, 0, 60000),
     /** A user + key created at start if missing (local development, first admin). */
     S3_BOOTSTRAP_USER: z.string().regex(/^[A-Za-z0-9._@-]{1,64}$/, 'must be 1-64 of A-Z a-z 0-9 . _ @ -').optional(),
     S3_BOOTSTRAP_ACCESS_KEY_ID: z.string().regex(/^[A-Za-z0-9]{16,128}$/, 'must be 16-128 letters or digits').optional(),
@@ -47,6 +51,8 @@ export interface GatewayConfig extends BaseConfig {
     domains: string[];
     maxClockSkewMs: number;
     authCacheMs: number;
+    inlineBodyMaxBytes: number;
+    bucketCacheMs: number;
     bootstrap?: { user: string; accessKeyId: string; secretAccessKey: string };
   };
   adminToken?: string;
@@ -64,6 +70,8 @@ export function loadGatewayConfig(env: Record<string, string | undefined> = proc
       domains: parsed.S3_DOMAINS.map((d) => d.toLowerCase()),
       maxClockSkewMs: parsed.S3_MAX_CLOCK_SKEW_SECONDS * 1000,
       authCacheMs: parsed.S3_AUTH_CACHE_MS,
+      inlineBodyMaxBytes: parsed.S3_INLINE_BODY_MAX_BYTES,
+      bucketCacheMs: parsed.S3_BUCKET_CACHE_MS,
       bootstrap:
         parsed.S3_BOOTSTRAP_USER && parsed.S3_BOOTSTRAP_ACCESS_KEY_ID && parsed.S3_BOOTSTRAP_SECRET_ACCESS_KEY
           ? { user: parsed.S3_BOOTSTRAP_USER, accessKeyId: parsed.S3_BOOTSTRAP_ACCESS_KEY_ID, secretAccessKey: parsed.S3_BOOTSTRAP_SECRET_ACCESS_KEY }

@@ -1,3 +1,4 @@
+import { types } from 'cassandra-driver';
 import type { CassandraClient } from '@ostore/shared/cassandra';
 import { forEachLimited, mapOf, nameRangeCql, NameRange, num, optNum, optStr, Statement, str, ts } from './statement';
 
@@ -56,6 +57,12 @@ export interface VersionMetaRow {
   tags: Record<string, string>;
   acl?: string;
   checksums: Record<string, string>;
+  /**
+   * The whole body of a small object stored inline (migration 005): such a version has no blocks,
+   * no block references and nothing in the block store. Undefined for block-stored bodies (and
+   * when the reader did not ask for it).
+   */
+  inlineBody?: Buffer;
 }
 
 const VERSION_COLUMNS =
@@ -80,6 +87,9 @@ export function versionRowOf(r: Record<string, unknown>): VersionRow {
     partCount: optNum(r['part_count']),
   };
 }
+
+const META_COLUMNS =
+  'vid, bucket_id, parent, name, vts, content_type, content_encoding, content_language, content_disposition, cache_control, expires, user_meta, tags, acl, checksums';
 
 const BLOCK_BATCH = 100;
 
@@ -157,6 +167,56 @@ export class VersionsRepository {
     return out;
   }
 
+  /**
+   * Up to `limit` rows of the key strictly older than (vts, vid) — the rows below a given version,
+   * newest first. (vts, vid) are both clustering DESC, so "older" is a plain tuple `<`.
+   */
+  async olderThan(loc: VersionLocator, limit: number): Promise<VersionRow[]> {
+    const rs = await this.client.execute(
+      `SELECT ${VERSION_COLUMNS} FROM versions WHERE bucket_id = ? AND parent = ? AND name = ? AND (vts, vid) < (?, ?) LIMIT ?`,
+      [loc.bucketId, loc.parent, loc.name, ts(loc.vts), loc.vid, limit],
+    );
+    return rs.rows.map(versionRowOf);
+  }
+
+  /**
+   * Lifecycle Transition: the storage class of an existing version row, written at `atMicros`.
+   * The caller picks a timestamp just above the row's vts (the row was written at vts) and below
+   * any permanent delete of it (those are at max(now, vts + 1) and now is far later), so the update
+   * can never resurrect a deleted row as a partial one.
+   */
+  setStorageClassStatement(loc: VersionLocator, storageClass: string, atMicros: number): Statement {
+    return {
+      query: `UPDATE versions USING TIMESTAMP ? SET storage_class = ? WHERE bucket_id = ? AND parent = ? AND name = ? AND vts = ? AND vid = ?`,
+      params: [ts(atMicros), storageClass, loc.bucketId, loc.parent, loc.name, ts(loc.vts), loc.vid],
+    };
+  }
+
+  /**
+   * Replaces a version's whole block list (lifecycle Transition) in ONE single-partition batch: the
+   * partition is deleted at T and the new rows written at T + 1, T being just above the newest
+   * write time of the rows there now. A reader, or a merge of replicas, thus sees either the old
+   * list or the new one, never a mix (the partition tombstone shadows every old row, the new rows
+   * are above it), and any later DeleteManifest (at the wall clock, far above T) still removes
+   * them. Single-partition batches are exempt from the batch size thresholds.
+   */
+  async replaceBlocks(vid: string, blocks: BlockEntry[]): Promise<void> {
+    let newest = 0;
+    for await (const r of this.client.rows(`SELECT WRITETIME(block_id) AS wt FROM version_blocks WHERE vid = ?`, [vid], {
+      fetchSize: 5000,
+    }))
+      newest = Math.max(newest, num(r['wt']));
+    const at = newest + 1;
+    const statements = [
+      { query: `DELETE FROM version_blocks USING TIMESTAMP ? WHERE vid = ?`, params: [ts(at), vid] },
+      ...blocks.map((b, seq) => ({
+        query: `INSERT INTO version_blocks (vid, seq, block_id, tier, size, part_number) VALUES (?, ?, ?, ?, ?, ?) USING TIMESTAMP ?`,
+        params: [vid, seq, b.blockId, b.tier, ts(b.size), b.partNumber ?? null, ts(at + 1)],
+      })),
+    ];
+    await this.client.batch(statements, { logged: false });
+  }
+
   /** The row (and its null_versions mirror) as statements of the partition's commit mutation. */
   insertStatements(row: VersionRow, ttlSeconds?: number): Statement[] {
     const using = ttlSeconds ? 'USING TTL ? AND TIMESTAMP ?' : 'USING TIMESTAMP ?';
@@ -224,27 +284,30 @@ export class VersionsRepository {
     }
     // each chunk is one partition (vid): a single mutation; a few chunks in flight at a time
     const writes: Promise<unknown>[] = [forEachLimited(chunks, 4, (c) => this.client.batch(c, { logged: false }))];
+    // Absent optional values are left unset, not null: a null in an INSERT writes a cell tombstone.
+    const opt = (v: unknown) => (v === undefined || v === null ? types.unset : v);
     writes.push(
       this.client.execute(
         `INSERT INTO version_meta (vid, bucket_id, parent, name, vts, content_type, content_encoding, content_language,
-           content_disposition, cache_control, expires, user_meta, tags, acl, checksums)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+           content_disposition, cache_control, expires, user_meta, tags, acl, checksums, inline_body)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         [
           vid,
           meta.bucketId,
           meta.parent,
           meta.name,
           ts(meta.vts),
-          meta.contentType ?? null,
-          meta.contentEncoding ?? null,
-          meta.contentLanguage ?? null,
-          meta.contentDisposition ?? null,
-          meta.cacheControl ?? null,
-          meta.expires ?? null,
+          opt(meta.contentType),
+          opt(meta.contentEncoding),
+          opt(meta.contentLanguage),
+          opt(meta.contentDisposition),
+          opt(meta.cacheControl),
+          opt(meta.expires),
           meta.userMeta,
           meta.tags,
-          meta.acl ?? null,
+          opt(meta.acl),
           meta.checksums,
+          opt(meta.inlineBody),
         ],
       ),
     );
@@ -268,9 +331,19 @@ export class VersionsRepository {
     return out;
   }
 
-  async readMeta(vid: string): Promise<VersionMetaRow | undefined> {
-    const r = (await this.client.execute(`SELECT * FROM version_meta WHERE vid = ?`, [vid])).first();
+  /**
+   * A version's metadata; with `inlineBody` also the body of an inline-stored object (GET reads
+   * metadata and body in this one read). Without it the body column is not read.
+   */
+  async readMeta(vid: string, options: { inlineBody?: boolean } = {}): Promise<VersionMetaRow | undefined> {
+    const r = (
+      await this.client.execute(
+        `SELECT ${META_COLUMNS}${options.inlineBody ? ', inline_body' : ''} FROM version_meta WHERE vid = ?`,
+        [vid],
+      )
+    ).first();
     if (!r) return undefined;
+    const inline = options.inlineBody ? r['inline_body'] : undefined;
     return {
       vid: str(r['vid']),
       bucketId: str(r['bucket_id']),
@@ -287,6 +360,7 @@ export class VersionsRepository {
       tags: mapOf(r['tags']),
       acl: optStr(r['acl']),
       checksums: mapOf(r['checksums']),
+      ...(Buffer.isBuffer(inline) ? { inlineBody: inline } : {}),
     };
   }
 

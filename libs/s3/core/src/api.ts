@@ -72,6 +72,11 @@ export interface ObjectVersion {
    * reads the blocks through it. Opaque to the gateway.
    */
   manifestId?: string;
+  /**
+   * Internal: the body of a small object stored inline, when `head` read it with the metadata
+   * (then `openBody` serves it without another read). Opaque to the gateway.
+   */
+  inlineBody?: Buffer;
 }
 
 /** Called after the whole body was read, before anything becomes visible; throw to abort (nothing stored). */

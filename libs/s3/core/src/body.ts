@@ -1,5 +1,4 @@
-import { pipeline } from 'stream';
-import type { Readable } from 'stream';
+import { pipeline, Readable } from 'stream';
 import type { BlockManager, StoredBody } from '@ostore/storage/blocks';
 import type { BodyVerifier, ChecksumAlgorithm } from './api';
 import { BodyDigests, DigestTap } from './checksums';
@@ -23,6 +22,85 @@ export async function storeBody(
     stored = await blocks.writeStream(tap);
   } catch (e) {
     // stop reading the request body (the pipeline destroys it with the tap)
+    tap.destroy();
+    throw e;
+  }
+  const digests = tap.result();
+  if (verify) {
+    try {
+      await verify({ md5: digests.md5, size: digests.size, checksums: digests.checksums });
+    } catch (e) {
+      await blocks.discard(stored.blocks).catch(() => undefined);
+      throw e;
+    }
+  }
+  return { stored, digests };
+}
+
+/** A received body: in blocks (`stored.blocks`), or whole in memory (`inline`) when small enough. */
+export interface ReceivedBody {
+  stored: StoredBody;
+  digests: BodyDigests;
+  /** The whole body when it has 1..inlineMaxBytes bytes; then `stored.blocks` is empty. */
+  inline?: Buffer;
+}
+
+/**
+ * Like storeBody, but a body that ends within `inlineMaxBytes` is kept in memory instead of being
+ * written to the block store (no block, no in-flight record, no LWT): the caller stores it inline
+ * with the version's metadata. The body is read until it ends or exceeds the threshold, so at most
+ * `inlineMaxBytes` (+ one chunk) is held; a larger body continues into blocks, the bytes already
+ * read first. Verification happens before the caller commits anything, in both cases.
+ */
+export async function receiveBody(
+  blocks: BlockManager,
+  body: Readable,
+  algorithms: ChecksumAlgorithm[] | undefined,
+  verify: BodyVerifier | undefined,
+  inlineMaxBytes: number,
+): Promise<ReceivedBody> {
+  if (inlineMaxBytes <= 0) return storeBody(blocks, body, algorithms, verify);
+  const tap = new DigestTap(algorithms ?? []);
+  pipeline(body, tap, () => undefined);
+  const it = tap[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+  const head: Buffer[] = [];
+  let length = 0;
+  let ended = false;
+  try {
+    while (length <= inlineMaxBytes) {
+      const r = await it.next();
+      if (r.done) {
+        ended = true;
+        break;
+      }
+      head.push(r.value);
+      length += r.value.length;
+    }
+  } catch (e) {
+    tap.destroy();
+    throw e;
+  }
+  if (ended) {
+    const digests = tap.result();
+    if (verify) await verify({ md5: digests.md5, size: digests.size, checksums: digests.checksums });
+    return {
+      stored: { blocks: [], size: length },
+      digests,
+      ...(length > 0 ? { inline: Buffer.concat(head, length) } : {}),
+    };
+  }
+  async function* replay(): AsyncGenerator<Buffer> {
+    while (head.length > 0) yield head.shift()!;
+    for (;;) {
+      const r = await it.next();
+      if (r.done) return;
+      yield r.value;
+    }
+  }
+  let stored: StoredBody;
+  try {
+    stored = await blocks.writeStream(Readable.from(replay(), { objectMode: false }));
+  } catch (e) {
     tap.destroy();
     throw e;
   }

@@ -21,18 +21,72 @@ export function bucketOf(row: BucketRow): Bucket {
   };
 }
 
-/** S3 bucket operations over the `buckets` table (see BucketsRepository for the LWT discipline). */
+/** Most bucket rows kept by one process (the oldest entry goes first). */
+const BUCKET_CACHE_LIMIT = 10_000;
+
+/**
+ * S3 bucket operations over the `buckets` table (see BucketsRepository for the LWT discipline).
+ *
+ * Bucket rows are cached per process for `bucketCacheTtlMs` (monotonic time, default 2 s), so a
+ * PUT or GET does not read the bucket row (it was read twice per request before: access check and
+ * service). Staleness window: a change made through this process (versioning, ACL, tags,
+ * lifecycle, deletion) drops the entry at once; a change made by another gateway is seen here
+ * within the TTL — until then this gateway may still, for example, write a null version into a
+ * bucket whose versioning another gateway just enabled, or write into a bucket deleted there
+ * (data under a dropped bucket id is unreachable garbage, as for a PUT racing DeleteBucket). A
+ * missing bucket is never cached. Settings changes and DeleteBucket read the row afresh, and are
+ * conditional on the bucket id anyway.
+ */
 export class CassandraBucketsService implements BucketsService {
+  private readonly cache = new Map<string, { row: BucketRow; until: number }>();
+  private readonly loading = new Map<string, Promise<BucketRow | undefined>>();
+
   constructor(
     private readonly ms: Metastore,
     private readonly clock: Clock,
+    private readonly cacheTtlMs = 0,
   ) {}
 
-  /** The bucket row, or NoSuchBucket. Read on every request (no cache: settings must apply at once). */
+  /** The bucket row, or NoSuchBucket; possibly cached (see the class comment for the window). */
   async resolve(name: string): Promise<BucketRow> {
-    const row = await this.ms.buckets.get(name);
+    const hit = this.cache.get(name);
+    if (hit && hit.until > performance.now()) return hit.row;
+    let load = this.loading.get(name);
+    if (!load) {
+      // concurrent misses of one name share one read
+      load = this.load(name).finally(() => this.loading.delete(name));
+      this.loading.set(name, load);
+    }
+    const row = await load;
     if (!row) throw noSuchBucket(name);
     return row;
+  }
+
+  /** The bucket row read now (never from the cache), or NoSuchBucket; refreshes the cache. */
+  private async fresh(name: string): Promise<BucketRow> {
+    const row = await this.load(name);
+    if (!row) throw noSuchBucket(name);
+    return row;
+  }
+
+  private async load(name: string): Promise<BucketRow | undefined> {
+    const started = performance.now();
+    const row = await this.ms.buckets.get(name);
+    if (!row) this.cache.delete(name);
+    else if (this.cacheTtlMs > 0) {
+      if (this.cache.size >= BUCKET_CACHE_LIMIT && !this.cache.has(name)) {
+        const oldest = this.cache.keys().next().value;
+        if (oldest !== undefined) this.cache.delete(oldest);
+      }
+      // counted from before the read: the entry never outlives the TTL measured from the read
+      this.cache.set(name, { row, until: started + this.cacheTtlMs });
+    }
+    return row;
+  }
+
+  /** Drops the cached row of a bucket (after this process changed or deleted it). */
+  invalidate(name: string): void {
+    this.cache.delete(name);
   }
 
   async create(input: { name: string; owner: Owner; location: string; acl: CannedAcl }): Promise<Bucket> {
@@ -50,6 +104,7 @@ export class CassandraBucketsService implements BucketsService {
       state: 'active',
     };
     const { applied, existing } = await this.ms.buckets.insertIfNotExists(row);
+    this.invalidate(input.name);
     if (applied) {
       await this.ms.buckets.addOwned(row);
       return bucketOf(row);
@@ -84,7 +139,7 @@ export class CassandraBucketsService implements BucketsService {
    * row goes with `IF bucket_id = ?`, and data left under the old id is unreachable garbage.
    */
   async delete(name: string): Promise<void> {
-    const b = await this.resolve(name);
+    const b = await this.fresh(name);
     const anyVersion = await new TreeWalker(versionsSource(this.ms, b.bucketId), {
       keyFilter: versionKeyFilter(this.ms, b.bucketId),
       pageSize: 10,
@@ -95,7 +150,9 @@ export class CassandraBucketsService implements BucketsService {
         }).next();
     if (anyVersion || anyUpload)
       throw s3err('BucketNotEmpty', 'The bucket you tried to delete is not empty', { BucketName: name });
-    if (!(await this.ms.buckets.deleteIf(name, b.bucketId))) throw noSuchBucket(name);
+    const deleted = await this.ms.buckets.deleteIf(name, b.bucketId);
+    this.invalidate(name);
+    if (!deleted) throw noSuchBucket(name);
     await this.ms.buckets.removeOwned(b.ownerId, name);
   }
 
@@ -109,14 +166,14 @@ export class CassandraBucketsService implements BucketsService {
   }
 
   async setVersioning(name: string, status: 'Enabled' | 'Suspended'): Promise<void> {
-    const b = await this.resolve(name);
+    const b = await this.fresh(name);
     if (status !== 'Enabled' && status !== 'Suspended')
       throw s3err('IllegalVersioningConfigurationException', 'The Versioning element must be specified');
     await this.update(b, { versioning: status });
   }
 
   async setAcl(name: string, acl: CannedAcl): Promise<void> {
-    await this.update(await this.resolve(name), { acl });
+    await this.update(await this.fresh(name), { acl });
   }
 
   async getTags(name: string): Promise<Record<string, string>> {
@@ -127,14 +184,14 @@ export class CassandraBucketsService implements BucketsService {
   }
 
   async setTags(name: string, tags: Record<string, string>): Promise<void> {
-    const b = await this.resolve(name);
+    const b = await this.fresh(name);
     if (Object.keys(tags).length > 50) throw s3err('InvalidTag', 'Bucket tag count cannot be greater than 50');
     validateTags(tags);
     await this.update(b, { tags: Object.keys(tags).length ? tags : null });
   }
 
   async deleteTags(name: string): Promise<void> {
-    await this.update(await this.resolve(name), { tags: null });
+    await this.update(await this.fresh(name), { tags: null });
   }
 
   async getLifecycle(name: string): Promise<string> {
@@ -145,15 +202,17 @@ export class CassandraBucketsService implements BucketsService {
   }
 
   async setLifecycle(name: string, xml: string): Promise<void> {
-    await this.update(await this.resolve(name), { lifecycle: xml });
+    await this.update(await this.fresh(name), { lifecycle: xml });
   }
 
   async deleteLifecycle(name: string): Promise<void> {
-    await this.update(await this.resolve(name), { lifecycle: null });
+    await this.update(await this.fresh(name), { lifecycle: null });
   }
 
   private async update(b: BucketRow, settings: Parameters<Metastore['buckets']['update']>[2]): Promise<void> {
-    if (!(await this.ms.buckets.update(b.name, b.bucketId, settings))) throw noSuchBucket(b.name);
+    const applied = await this.ms.buckets.update(b.name, b.bucketId, settings);
+    this.invalidate(b.name);
+    if (!applied) throw noSuchBucket(b.name);
   }
 }
 

@@ -266,6 +266,13 @@ export class CassandraMultipartService implements MultipartService {
       throw noSuchKey(input.source.key);
     }
     const srcBlocks = await this.ms.versions.readBlocks(src.vid);
+    // a small source stored inline has no blocks: its bytes are read with its metadata
+    const inline =
+      srcBlocks.length === 0 && src.size > 0
+        ? (await this.ms.versions.readMeta(src.vid, { inlineBody: true }))?.inlineBody
+        : undefined;
+    const readSource = (r: ByteRange): Readable =>
+      inline ? Readable.from([inline.subarray(r.start, r.endInclusive + 1)], { objectMode: false }) : this.store.blocks.openRead(refs, r);
     const whole = input.range === undefined;
     const range = input.range ?? { start: 0, endInclusive: src.size - 1 };
     if (!whole && (range.start < 0 || range.endInclusive < range.start || range.endInclusive >= src.size))
@@ -276,7 +283,7 @@ export class CassandraMultipartService implements MultipartService {
     const size = src.size === 0 && whole ? 0 : range.endInclusive - range.start + 1;
     const refs = blockRefs(srcBlocks);
     // plan: shared whole blocks, copied edges
-    const pieces: ({ shared: BlockEntry } | { copy: ByteRange })[] = [];
+    const pieces: ({ shared: BlockEntry } | { copy: ByteRange })[] = inline && size > 0 ? [{ copy: range }] : [];
     let offset = 0;
     for (const b of srcBlocks) {
       const bStart = offset;
@@ -298,7 +305,7 @@ export class CassandraMultipartService implements MultipartService {
       etag = src.etag;
     } else {
       const tap = new DigestTap(algorithms);
-      const body = size > 0 ? this.store.blocks.openRead(refs, range) : Readable.from([]);
+      const body = size > 0 ? readSource(range) : Readable.from([]);
       await pipeline(body, tap, new Writable({ write: (_chunk, _enc, cb) => cb() }));
       const d = tap.result();
       etag = quotedEtag(d.md5);
@@ -310,7 +317,7 @@ export class CassandraMultipartService implements MultipartService {
       for (const p of pieces) {
         if ('shared' in p) blocks.push(p.shared);
         else {
-          const stored = await this.store.blocks.writeStream(this.store.blocks.openRead(refs, p.copy));
+          const stored = await this.store.blocks.writeStream(readSource(p.copy));
           blocks.push(...stored.blocks);
           written.push(...stored.blocks);
         }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'crypto';
-import type { Readable } from 'stream';
+import { Readable } from 'stream';
 import type { ContextLogger } from '@ostore/shared/observability';
 import { BlockUnavailableError } from '@ostore/storage/blocks';
 import type { BucketRow, IndexRow, VersionRow } from '@ostore/metastore/data-access';
@@ -19,7 +19,7 @@ import type {
   PutObjectInput,
   PutObjectResult,
 } from './api';
-import { storeBody } from './body';
+import { receiveBody } from './body';
 import { CassandraBucketsService, validateTags } from './buckets.service';
 import { normalizeEtag, quotedEtag } from './checksums';
 import { invalidVersionId, noSuchKey, noSuchVersion, s3err } from './errors';
@@ -37,6 +37,11 @@ export function validateObjectTags(tags: Record<string, string> | undefined): vo
   if (!tags) return;
   if (Object.keys(tags).length > 10) throw s3err('BadRequest', 'Object tags cannot be greater than 10');
   validateTags(tags);
+}
+
+/** The bytes of an inline body (or of the range asked for), as a stream. */
+function inlineStream(body: Buffer, range?: ByteRange): Readable {
+  return Readable.from([range ? body.subarray(range.start, range.endInclusive + 1) : body], { objectMode: false });
 }
 
 /** S3 object operations: PUT/HEAD/GET/DELETE/COPY, listings, tags and ACLs (see VersionStore). */
@@ -63,7 +68,13 @@ export class CassandraObjectsService implements ObjectsService {
     validateObjectTags(input.meta.tags);
     if (input.ifNoneMatch !== undefined && input.ifNoneMatch.trim() !== '*')
       throw s3err('NotImplemented', 'If-None-Match on PUT only supports *');
-    const { stored, digests } = await storeBody(this.store.blocks, input.body, input.checksumAlgorithms, input.verify);
+    const { stored, digests, inline } = await receiveBody(
+      this.store.blocks,
+      input.body,
+      input.checksumAlgorithms,
+      input.verify,
+      this.store.settings.inlineBodyMaxBytes,
+    );
     const conditional = input.ifNoneMatch !== undefined || input.ifMatch !== undefined;
     let claim: { token: string } | undefined;
     try {
@@ -75,6 +86,7 @@ export class CassandraObjectsService implements ObjectsService {
         isNull: bucket.versioning !== 'Enabled',
         owner: input.owner,
         blocks: stored.blocks,
+        inlineBody: inline,
         size: stored.size,
         etag: quotedEtag(digests.md5),
         storageClass: input.meta.storageClass ?? 'STANDARD',
@@ -156,7 +168,7 @@ export class CassandraObjectsService implements ObjectsService {
       if (!row || row.isGhost) throw noSuchKey(key);
       if (row.isDeleteMarker)
         throw noSuchKey(key, { 'x-amz-delete-marker': 'true', 'x-amz-version-id': this.store.versionIdOf(row) });
-      const meta = await this.ms.versions.readMeta(row.vid);
+      const meta = await this.ms.versions.readMeta(row.vid, { inlineBody: true });
       if (!meta) throw noSuchKey(key);
       return this.store.toObjectVersion(bucketName, key, row, true, meta);
     }
@@ -166,7 +178,7 @@ export class CassandraObjectsService implements ObjectsService {
     ]);
     if (!row) throw noSuchVersion(key, versionId);
     if (row.isDeleteMarker) throw this.methodNotAllowedOnMarker(row);
-    const meta = await this.ms.versions.readMeta(row.vid);
+    const meta = await this.ms.versions.readMeta(row.vid, { inlineBody: true });
     if (!meta) throw noSuchVersion(key, versionId);
     return this.store.toObjectVersion(bucketName, key, row, newest?.vid === row.vid, meta);
   }
@@ -219,7 +231,13 @@ export class CassandraObjectsService implements ObjectsService {
         });
       range = { start: range.start, endInclusive: Math.min(range.endInclusive, version.size - 1) };
     }
+    if (version.inlineBody) return inlineStream(version.inlineBody, range);
     const blocks = await this.ms.versions.readBlocks(version.manifestId);
+    if (blocks.length === 0 && version.size > 0) {
+      // a version `head` did not fill in: a non-empty body without blocks is stored inline
+      const inline = (await this.ms.versions.readMeta(version.manifestId, { inlineBody: true }))?.inlineBody;
+      if (inline) return inlineStream(inline, range);
+    }
     return this.store.blocks.openRead(blockRefs(blocks), range);
   }
 
@@ -302,7 +320,7 @@ export class CassandraObjectsService implements ObjectsService {
     for (let attempt = 0; ; attempt++) {
       const src = await this.copySource(srcBucket, input.source);
       const [meta, blocks] = await Promise.all([
-        this.ms.versions.readMeta(src.vid),
+        this.ms.versions.readMeta(src.vid, { inlineBody: true }),
         this.ms.versions.readBlocks(src.vid),
       ]);
       if (!meta) {
@@ -326,6 +344,8 @@ export class CassandraObjectsService implements ObjectsService {
           isNull: dst.versioning !== 'Enabled',
           owner: input.owner,
           blocks,
+          // an inline source is copied byte for byte (it has no blocks to share)
+          inlineBody: meta.inlineBody,
           size: src.size,
           etag: src.etag,
           storageClass: input.meta.storageClass ?? 'STANDARD',

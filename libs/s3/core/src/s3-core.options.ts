@@ -14,6 +14,18 @@ export interface S3CoreSettings {
   maxKeyBytes: number;
   /** Lifetime of the LWT claim a conditional PUT holds while it commits. */
   conditionalClaimTtlSeconds: number;
+  /**
+   * Bodies of PutObject/CopyObject up to this many bytes are stored inline in the version's
+   * metadata row (no block-store write, no block LWT, one read on GET); larger ones go to blocks.
+   * 0 stores every body in blocks. At most 1 MiB (a Cassandra cell should stay small).
+   */
+  inlineBodyMaxBytes: number;
+  /**
+   * How long a gateway may reuse a bucket row it read (ms; 0: read on every request). Changes made
+   * through this process invalidate it at once; another gateway's change (versioning, ACL, deletion
+   * or re-creation of the name) is seen here after at most this long.
+   */
+  bucketCacheTtlMs: number;
 }
 
 export const defaultS3CoreSettings: S3CoreSettings = {
@@ -22,4 +34,6 @@ export const defaultS3CoreSettings: S3CoreSettings = {
   ghostTtlSeconds: 86400,
   maxKeyBytes: 1024,
   conditionalClaimTtlSeconds: 60,
+  inlineBodyMaxBytes: 64 * 1024,
+  bucketCacheTtlMs: 2000,
 };

@@ -46,7 +46,7 @@ export function createS3Core(deps: S3CoreDeps): S3Core {
     deps.usage ?? new NoopUsageRecorder(),
     logger.forContext(VersionStore.name),
   );
-  const buckets = new CassandraBucketsService(deps.metastore, deps.clock);
+  const buckets = new CassandraBucketsService(deps.metastore, deps.clock, settings.bucketCacheTtlMs);
   return new S3Core(
     buckets,
     new CassandraObjectsService(buckets, store, logger.forContext(CassandraObjectsService.name)),

@@ -34,6 +34,11 @@ export interface CommitSpec {
   meta?: ObjectMeta;
   checksums?: Partial<Record<ChecksumAlgorithm, string>>;
   partCount?: number;
+  /**
+   * The whole body, stored inline in `version_meta` instead of blocks (then `blocks` is empty):
+   * no block references, nothing in a block store. See S3CoreSettings.inlineBodyMaxBytes.
+   */
+  inlineBody?: Buffer;
   /** A vid chosen earlier (multipart completion claims it before building the object). */
   vid?: string;
   /**
@@ -91,13 +96,17 @@ export function indexEntryOf(row: VersionRow): IndexEntry {
  *
  * Commit order (a crash at any point never exposes a half-built object, at worst leaks a manifest
  * and block references that a checker can find through `version_meta`):
- *   1. manifest (`version_blocks`, `version_meta`), keyed by the new vid — invisible;
+ *   1. manifest (`version_blocks`, `version_meta`), keyed by the new vid — invisible; a small
+ *      body is stored inline in `version_meta` (then there are no blocks and no step 2);
  *   2. block references `v:<vid>` (the blocks stop being in flight);
- *   3. folder rows of every ancestor directory (idempotent upserts, no read);
+ *   3. folder rows of every ancestor directory (idempotent upserts, no read) — concurrently with
+ *      1-2: neither depends on the other, both complete before step 4;
  *   4. ONE mutation of the key's (bucket_id, parent) partition: the version row, its null mirror,
  *      and the `objects` index write or delete, all at `vts` — the moment the version appears;
  *   5. check that the `objects` row agrees with the newest version (see checkIndex);
- *   6. for a null version: converge the key's null rows (below).
+ *   6. for a null version: converge the key's null rows (below) — concurrently with step 5.
+ * A small unconditional PUT is thus three round trips: [meta ‖ folders] → mutation → [index
+ * check ‖ null rows].
  *
  * No Paxos: concurrent writers of a key are ordered by vts (unique per process, markers winning
  * ties) in `versions`, and the `objects` row uses vts as its write timestamp, so both converge on
@@ -134,6 +143,7 @@ export class VersionStore {
     key: string,
     meta: ObjectMeta,
     checksums: Partial<Record<ChecksumAlgorithm, string>>,
+    inlineBody?: Buffer,
   ): VersionMetaRow {
     const { parent, name } = splitKey(key);
     return {
@@ -152,6 +162,7 @@ export class VersionStore {
       tags: meta.tags ?? {},
       acl: meta.acl,
       checksums: checksums as Record<string, string>,
+      ...(inlineBody ? { inlineBody } : {}),
     };
   }
 
@@ -161,7 +172,15 @@ export class VersionStore {
     await this.ms.versions.writeManifest(
       vid,
       blocks,
-      this.metaRowOf(vid, vts, spec.bucket.bucketId, spec.key, spec.meta ?? { userMeta: {} }, spec.checksums ?? {}),
+      this.metaRowOf(
+        vid,
+        vts,
+        spec.bucket.bucketId,
+        spec.key,
+        spec.meta ?? { userMeta: {} },
+        spec.checksums ?? {},
+        spec.inlineBody,
+      ),
     );
     try {
       if (blocks.length > 0) await this.blocks.addRefs(blockRefs(blocks), versionRef(vid));
@@ -193,15 +212,18 @@ export class VersionStore {
       ownerName: spec.owner.displayName,
       partCount: spec.partCount,
     };
-    if (spec.kind === 'object' && !manifestDone) await this.writeManifest(row.vid, row.vts, spec);
+    // Steps 1-2 and 3 are independent (both only have to land before step 4): one round trip.
+    // allSettled, so that a failure of one never leaves the other still running behind our back.
+    const before: Promise<unknown>[] = [];
+    if (spec.kind === 'object' && !manifestDone) before.push(this.writeManifest(row.vid, row.vts, spec));
     if (spec.kind !== 'ghost') {
       const folders = folderRowsOf(spec.key);
       const at = row.lastModified;
-      await Promise.all([
-        this.ms.versionFolders.ensure(bucketId, folders, at),
-        spec.kind === 'object' ? this.ms.objectFolders.ensure(bucketId, folders, at) : undefined,
-      ]);
+      before.push(this.ms.versionFolders.ensure(bucketId, folders, at));
+      if (spec.kind === 'object') before.push(this.ms.objectFolders.ensure(bucketId, folders, at));
     }
+    const failed = (await Promise.allSettled(before)).find((r) => r.status === 'rejected');
+    if (failed) throw (failed as PromiseRejectedResult).reason;
     const statements = this.ms.versions.insertStatements(
       row,
       spec.kind === 'ghost' ? this.settings.ghostTtlSeconds : undefined,
@@ -214,18 +236,22 @@ export class VersionStore {
     // If this mutation times out it may still have been applied: the references stay (a leak the
     // checker can find), never released while a visible version might use them.
     await this.ms.applyPartitionMutation(statements);
-    await this.checkIndex(row).catch((err: unknown) =>
-      this.log.warn('index check after commit failed', { bucket: spec.bucket.name, key: spec.key, err: (err as Error).message }),
-    );
-    if (spec.isNull && !spec.deferNullConvergence) {
-      await this.convergeNulls(spec.bucket, parent, name).catch((err: unknown) =>
-        this.log.warn('null version cleanup failed; the next write of the key retries it', {
-          bucket: spec.bucket.name,
-          key: spec.key,
-          err: (err as Error).message,
-        }),
-      );
-    }
+    // Steps 5 and 6 both only need our mutation to have landed; each tolerates the other (and
+    // other writers) running at the same time, so they go out together.
+    await Promise.all([
+      this.checkIndex(row).catch((err: unknown) =>
+        this.log.warn('index check after commit failed', { bucket: spec.bucket.name, key: spec.key, err: (err as Error).message }),
+      ),
+      spec.isNull && !spec.deferNullConvergence
+        ? this.convergeNulls(spec.bucket, parent, name).catch((err: unknown) =>
+            this.log.warn('null version cleanup failed; the next write of the key retries it', {
+              bucket: spec.bucket.name,
+              key: spec.key,
+              err: (err as Error).message,
+            }),
+          )
+        : undefined,
+    ]);
     return row;
   }
 
@@ -349,6 +375,7 @@ export class VersionStore {
       checksums: (meta?.checksums ?? {}) as ObjectVersion['checksums'],
       partCount: row.partCount,
       manifestId: row.vid,
+      ...(meta?.inlineBody ? { inlineBody: meta.inlineBody } : {}),
     };
   }
 

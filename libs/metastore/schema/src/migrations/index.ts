@@ -2,6 +2,8 @@ import { Migration } from '../migration';
 import { baseline } from './001-baseline';
 import { blockStore } from './002-block-store';
 import { queue } from './003-queue';
+import { scanState } from './004-scan-state';
+import { inlineBodies } from './005-inline-bodies';
 
 /** Every migration, in version order. Append only: a landed migration is never edited. */
-export const migrations: Migration[] = [baseline, blockStore, queue];
+export const migrations: Migration[] = [baseline, blockStore, queue, scanState, inlineBodies];
