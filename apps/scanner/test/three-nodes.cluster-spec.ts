@@ -1,0 +1,153 @@
+import { join } from 'path';
+import { MAX_TOKEN, mergeSpans, MIN_TOKEN } from '@ostore/lifecycle/scan';
+import { VersionCandidate } from '@ostore/queue/contracts';
+import { CassandraClient, CassandraOptions } from '@ostore/shared/cassandra';
+import { FakeClock } from '@ostore/shared/clock/testing';
+import { freshCluster, stackEnv } from '@ostore/testing';
+import { alice, DAY, migrate, put, readTopic, rule, s3, scannerOf, ScannerUnderTest, setLifecycle } from './support';
+
+/**
+ * Three Cassandra nodes on 127.0.0.11-13 (a stack of their own: .stack-cluster, CQL port 9342,
+ * storage port 7300; Kafka is the main test stack's), a keyspace with RF 3, one scanner beside
+ * each node. Run by `npm run test:cluster` only (jest.cluster.config.js), never by `npm test`:
+ * starting the nodes takes about a minute on two cores. The nodes are stopped afterwards unless
+ * they were already running (or OSTORE_KEEP_CLUSTER=1).
+ */
+const stack = require(join(__dirname, '../../../tools/stack/index.cjs'));
+
+const STACK = {
+  stackDir: join(__dirname, '../../../.stack-cluster'),
+  cassandraNodes: 3,
+  cassandraHost: '127.0.0.11',
+  cassandraPort: 9342,
+  cassandraStoragePort: 7300,
+  cassandraHeap: '768M',
+  kafkaPort: 9392,
+  kafkaControllerPort: 9393,
+  only: 'cassandra',
+  timeoutSec: 400,
+};
+const NODES = ['127.0.0.11', '127.0.0.12', '127.0.0.13'];
+const T0 = Date.UTC(2026, 4, 1, 8, 0, 0);
+const DIRS = 100;
+const PER_DIR = 20;
+
+describe('local scan on a three-node cluster with RF 3', () => {
+  let startedByUs = false;
+  let options: CassandraOptions;
+  let db: CassandraClient;
+  const scanners: ScannerUnderTest[] = [];
+  const timings: Record<string, number> = {};
+
+  beforeAll(async () => {
+    const t = Date.now();
+    const info = await stack.ensureStackUp({ ...STACK, quiet: true });
+    startedByUs = info.startedByUs;
+    timings.stackUpMs = Date.now() - t;
+    options = {
+      contactPoints: NODES,
+      port: STACK.cassandraPort,
+      localDataCenter: 'datacenter1',
+      keyspace: `${stackEnv().run}_cluster`,
+      consistency: 'localQuorum',
+      serialConsistency: 'localSerial',
+      requestTimeoutMs: 20_000,
+      applicationName: 'ostore-cluster-spec',
+    };
+    const m = Date.now();
+    await migrate(options, 'SimpleStrategy:3');
+    timings.migrateMs = Date.now() - m;
+  }, 600_000);
+
+  afterAll(async () => {
+    await Promise.all(scanners.map((s) => s.close()));
+    await db?.shutdown();
+    if (startedByUs && process.env.OSTORE_KEEP_CLUSTER !== '1') await stack.stackDown({ stackDir: STACK.stackDir, quiet: true });
+    process.stdout.write(`\n[cluster] timings ${JSON.stringify(timings)}\n`);
+  }, 120_000);
+
+  it('finds every eligible version exactly once, each scanner publishing to its own partition', async () => {
+    const clock = new FakeClock(T0);
+    let t = Date.now();
+    const s = await s3(options, clock);
+    db = s.db;
+    await s.core.buckets.create({ name: 'cluster-logs', owner: alice, location: 'us-east-1', acl: 'private' });
+    await s.core.buckets.setVersioning('cluster-logs', 'Enabled');
+    await setLifecycle(
+      s.core,
+      'cluster-logs',
+      rule('exp', 'old/', '<Expiration><Days>1</Days></Expiration>') +
+        rule('nc', '', '<NoncurrentVersionExpiration><NoncurrentDays>1</NoncurrentDays></NoncurrentVersionExpiration>'),
+    );
+    const due = new Map<string, string[]>(); // key -> due version ids
+    const jobs: (() => Promise<void>)[] = [];
+    for (let d = 0; d < DIRS; d++) {
+      for (let o = 0; o < PER_DIR; o++) {
+        const key = `${d % 2 === 0 ? 'old' : 'new'}/d${d}/o${o}`;
+        jobs.push(async () => {
+          const v1 = await put(s.core, 'cluster-logs', key, 'a');
+          if (o % 4 === 0) {
+            const v2 = await put(s.core, 'cluster-logs', key, 'b'); // v1 noncurrent: due
+            due.set(key, key.startsWith('old/') ? [v2.versionId, v1.versionId] : [v1.versionId]);
+          } else if (key.startsWith('old/')) {
+            due.set(key, [v1.versionId]);
+          }
+        });
+      }
+    }
+    for (let i = 0; i < jobs.length; i += 50) await Promise.all(jobs.slice(i, i + 50).map((j) => j()));
+    timings.writeMs = Date.now() - t;
+
+    clock.set(T0 + 3 * DAY);
+    const cluster = freshCluster('threenodes');
+    for (let i = 0; i < NODES.length; i++)
+      scanners.push(
+        await scannerOf({
+          options,
+          nodeAddress: NODES[i],
+          db,
+          brokers: stackEnv().kafkaBrokers,
+          cluster,
+          clock,
+          settings: { hostIndex: i, fetchSize: 200 },
+        }),
+      );
+
+    // the primary ranges of the three nodes are disjoint and cover the ring
+    const all = scanners.flatMap((x) => x.spans);
+    expect(mergeSpans(all)).toEqual([{ start: MIN_TOKEN, end: MAX_TOKEN }]);
+    expect(all.reduce((sum, x) => sum + (x.end - x.start), 0n)).toBe(MAX_TOKEN - MIN_TOKEN);
+    for (const x of scanners) expect(x.spans.length).toBeGreaterThan(0);
+
+    t = Date.now();
+    const results = await Promise.all(
+      scanners.map((x) => x.scanner.run(x.tasks.get('versions')!, x.spans, new AbortController().signal)),
+    );
+    timings.scanMs = Date.now() - t;
+    expect(results.map((r) => r.outcome)).toEqual(['completed', 'completed', 'completed']);
+    // together they read every row once (RF 3: each row is on all three nodes, read on one)
+    const rows = results.reduce((sum, r) => sum + r.stats.rows, 0);
+    expect(rows).toBe(DIRS * PER_DIR + (DIRS * PER_DIR) / 4);
+    for (const r of results) expect(r.stats.rows).toBeGreaterThan(0);
+
+    // each scanner talked to its own node only
+    for (let i = 0; i < NODES.length; i++) {
+      const hosts = scanners[i].scanClient.getState().getConnectedHosts().map((h) => h.address);
+      expect(hosts).toEqual([`${NODES[i]}:${STACK.cassandraPort}`]);
+    }
+
+    const messages = await readTopic(stackEnv().kafkaBrokers, cluster, 'versions');
+    const partitionOf = new Map(scanners.map((x, i) => [x.hostId, i]));
+    const seen = new Map<string, string[]>();
+    for (const m of messages) {
+      const c = VersionCandidate.fromMessage(m.value);
+      expect(m.partition).toBe(partitionOf.get(c.sourceHost));
+      expect(seen.has(c.key)).toBe(false);
+      seen.set(c.key, c.versions.map((v) => v.versionId));
+    }
+    expect(new Set(messages.map((m) => m.partition))).toEqual(new Set([0, 1, 2]));
+    expect([...seen.keys()].sort()).toEqual([...due.keys()].sort());
+    for (const [key, ids] of due) expect(seen.get(key)).toEqual(ids);
+    timings.candidates = messages.length;
+  });
+});

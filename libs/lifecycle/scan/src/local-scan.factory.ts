@@ -1,0 +1,55 @@
+import type { Client } from 'cassandra-driver';
+import type { CassandraClient } from '@ostore/shared/cassandra';
+import type { Clock } from '@ostore/shared/clock';
+import type { LifecycleTiming } from '@ostore/lifecycle/rules';
+import type { QueueProducer } from '@ostore/queue/data-access';
+import { BucketCatalog, CassandraBucketSource } from './bucket-catalog';
+import { CassandraPageSource, UPLOADS_TABLE, VERSIONS_TABLE } from './cassandra-page-source';
+import { LocalScanner, LocalScanSettings, ScanLog, ScanTask } from './local-scanner';
+import { ScanHandler, ScanStateStore } from './scan-state';
+import { CassandraScanStateStore } from './scan-state.repository';
+import { ScanMetrics } from './scan.metrics';
+import { UploadsScanTask, VersionsScanTask } from './scan-tasks';
+import { CassandraVersionTagSource } from './version-tags';
+
+export interface LocalScanDeps {
+  /** The session pinned to the scanner's node (createLocalScanClient), connected. */
+  readonly scanClient: Client;
+  /** The app's ordinary session: bucket settings, tags, scan_state. */
+  readonly db: CassandraClient;
+  readonly producer: QueueProducer;
+  readonly clock: Clock;
+  readonly metrics: ScanMetrics;
+  readonly log: ScanLog;
+  readonly settings: LocalScanSettings;
+  readonly timing: LifecycleTiming;
+  readonly overdueGraceMs: number;
+}
+
+export interface LocalScan {
+  readonly scanner: LocalScanner;
+  readonly state: ScanStateStore;
+  readonly tasks: ReadonlyMap<ScanHandler, ScanTask<any, any>>;
+}
+
+/** Wires a LocalScanner and its two lifecycle tasks over Cassandra (the scanner app, tests and the bench). */
+export function createLocalScan(d: LocalScanDeps): LocalScan {
+  const state = new CassandraScanStateStore(d.db, d.clock);
+  const scanner = new LocalScanner(d.settings, d.producer, state, d.clock, d.metrics, d.log);
+  const buckets = new BucketCatalog(new CassandraBucketSource(d.db));
+  const tasks = new Map<ScanHandler, ScanTask<any, any>>([
+    [
+      'versions',
+      new VersionsScanTask(
+        new CassandraPageSource(d.scanClient, VERSIONS_TABLE),
+        buckets,
+        new CassandraVersionTagSource(d.db),
+        { timing: d.timing, overdueGraceMs: d.overdueGraceMs, sourceHost: d.settings.source },
+        d.metrics,
+        d.log,
+      ),
+    ],
+    ['uploads', new UploadsScanTask(new CassandraPageSource(d.scanClient, UPLOADS_TABLE), buckets, { timing: d.timing }, d.metrics, d.log)],
+  ]);
+  return { scanner, state, tasks };
+}

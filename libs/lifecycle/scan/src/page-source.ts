@@ -1,0 +1,28 @@
+import { TokenSpan } from './token-ring';
+
+/** A row of a table partitioned by (bucket_id, parent), with its partition's token. */
+export interface KeyedRow {
+  readonly token: bigint;
+  readonly bucketId: string;
+  readonly parent: string;
+  readonly name: string;
+}
+
+/** One page of a query; `pageState` continues it (absent: the query is exhausted). */
+export interface RowPage<T> {
+  readonly rows: T[];
+  readonly pageState?: string;
+}
+
+/** The two queries a local scan needs of a table partitioned by (bucket_id, parent). */
+export interface PageSource<T extends KeyedRow> {
+  /** Rows whose partition token is in (span.start, span.end], in token then clustering order. */
+  range(span: TokenSpan, fetchSize: number, pageState?: string): Promise<RowPage<T>>;
+  /** Rows of one partition whose name is greater than `afterName`, in clustering order. */
+  partition(
+    key: { bucketId: string; parent: string },
+    afterName: string,
+    fetchSize: number,
+    pageState?: string,
+  ): Promise<RowPage<T>>;
+}

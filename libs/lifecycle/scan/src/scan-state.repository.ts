@@ -1,0 +1,55 @@
+import type { CassandraClient } from '@ostore/shared/cassandra';
+import type { Clock } from '@ostore/shared/clock';
+import { optStr, str } from '@ostore/metastore/data-access';
+import { decodeStatus, encodeStatus } from './scan-position';
+import { emptyStats, ScanHandler, ScanSnapshot, ScanStateStore, ScanStats } from './scan-state';
+
+/** Rows of finished passes live this long (the table's default too; see migration 004). */
+export const SCAN_STATE_TTL_SECONDS = 7 * 86_400;
+
+/**
+ * `scan_state` (migration 004) through the app's ordinary session, at its configured consistency
+ * (LOCAL_QUORUM by default): unlike the scan itself, the position must survive the loss of the
+ * scanner's own node, and reads and writes here are one row per checkpoint.
+ */
+export class CassandraScanStateStore extends ScanStateStore {
+  constructor(
+    private readonly client: CassandraClient,
+    private readonly clock: Clock,
+  ) {
+    super();
+  }
+
+  async latest(source: string, ks: string, handler: ScanHandler): Promise<ScanSnapshot | undefined> {
+    const rs = await this.client.execute(
+      `SELECT ts, status, stat FROM scan_state WHERE source = ? AND ks = ? AND handler = ? LIMIT 1`,
+      [source, ks, handler],
+    );
+    const r = rs.first();
+    if (!r) return undefined;
+    return {
+      source,
+      ks,
+      handler,
+      ts: r['ts'] as Date,
+      status: decodeStatus(optStr(r['status'])),
+      stat: parseStats(str(r['stat'])),
+    };
+  }
+
+  /** A whole-row INSERT with the TTL: never a partial update that could half-expire (seed 004). */
+  async save(s: ScanSnapshot): Promise<void> {
+    await this.client.execute(
+      `INSERT INTO scan_state (source, ks, handler, ts, status, stat, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?) USING TTL ?`,
+      [s.source, s.ks, s.handler, s.ts, encodeStatus(s.status), JSON.stringify(s.stat), this.clock.now(), SCAN_STATE_TTL_SECONDS],
+    );
+  }
+}
+
+function parseStats(text: string): ScanStats {
+  try {
+    return { ...emptyStats(), ...(JSON.parse(text) as Partial<ScanStats>) };
+  } catch {
+    return emptyStats();
+  }
+}

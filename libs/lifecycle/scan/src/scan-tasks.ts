@@ -1,0 +1,132 @@
+import { LifecycleTiming } from '@ostore/lifecycle/rules';
+import { MessageContractError, UploadCandidate, VersionCandidate } from '@ostore/queue/contracts';
+import { BucketCatalog, ScanBucket } from './bucket-catalog';
+import { KeyGrouper } from './key-grouper';
+import { ScanLog, ScanTask } from './local-scanner';
+import { judgeObject, judgeUploads, needsTags, taggedVids } from './object-verdict';
+import { PageSource } from './page-source';
+import {
+  ScannedObject,
+  ScannedUploadRow,
+  ScannedUploads,
+  ScannedVersionRow,
+  UploadGroupBuilder,
+  VersionGroupBuilder,
+} from './scanned-object';
+import { ScanStats } from './scan-state';
+import { ScanMetrics } from './scan.metrics';
+import { VersionTagSource } from './version-tags';
+
+/** How the scanner evaluates rules. */
+export interface LifecycleScanSettings {
+  /** AWS day arithmetic, or the debug day (LIFECYCLE_DEBUG_DAY_SECONDS). */
+  readonly timing: LifecycleTiming;
+  /** An action later than this is counted as overdue. */
+  readonly overdueGraceMs: number;
+  /** `sourceHost` of the candidates. */
+  readonly sourceHost: string;
+}
+
+async function bucketOf(buckets: BucketCatalog, bucketId: string): Promise<ScanBucket | undefined> {
+  return buckets.peek(bucketId) ?? (await buckets.get(bucketId));
+}
+
+/**
+ * The lifecycle scan of `versions`: one VersionCandidate per object with at least one version
+ * due now (dry run), to the `versions` queue; counts overdue versions per bucket. Objects of
+ * buckets without a lifecycle configuration are only counted.
+ */
+export class VersionsScanTask implements ScanTask<ScannedVersionRow, ScannedObject> {
+  readonly handler = 'versions' as const;
+  readonly queue = 'versions' as const;
+
+  constructor(
+    readonly source: PageSource<ScannedVersionRow>,
+    private readonly buckets: BucketCatalog,
+    private readonly tags: VersionTagSource,
+    private readonly settings: LifecycleScanSettings,
+    private readonly metrics: ScanMetrics,
+    private readonly log: ScanLog,
+  ) {}
+
+  newGrouper(): KeyGrouper<ScannedVersionRow, ScannedObject> {
+    return new KeyGrouper((first) => new VersionGroupBuilder(first));
+  }
+
+  begin(): Promise<void> {
+    return this.buckets.load();
+  }
+
+  async process(obj: ScannedObject, now: Date, stats: ScanStats): Promise<string[]> {
+    const bucket = await bucketOf(this.buckets, obj.bucketId);
+    if (!bucket?.lifecycle) return [];
+    const key = obj.parent + obj.name;
+    const tags = needsTags(bucket.lifecycle, key) ? await this.tags.tagsOf(taggedVids(obj)) : undefined;
+    const verdict = judgeObject(bucket, obj, now, this.settings.timing, this.settings.overdueGraceMs, tags);
+    stats.overdue[bucket.name] = (stats.overdue[bucket.name] ?? 0) + verdict.overdue;
+    if (verdict.eligible.length === 0) return [];
+    try {
+      const message = VersionCandidate.toMessage({
+        bucketId: bucket.bucketId,
+        bucket: bucket.name,
+        key,
+        parent: obj.parent,
+        name: obj.name,
+        versions: verdict.eligible,
+        scannedAt: now,
+        sourceHost: this.settings.sourceHost,
+      });
+      stats.candidates++;
+      return [message];
+    } catch (e) {
+      if (!(e instanceof MessageContractError)) throw e;
+      this.metrics.rejectedCandidates.inc({ queue: this.queue });
+      this.log.warn('candidate rejected by its contract; skipped', { bucket: bucket.name, key, err: e.message });
+      return [];
+    }
+  }
+
+  completed(stats: ScanStats): void {
+    this.metrics.setOverdue(stats.overdue);
+  }
+}
+
+/** AbortIncompleteMultipartUpload over `uploads`: one UploadCandidate per due upload, to the `uploads` queue. */
+export class UploadsScanTask implements ScanTask<ScannedUploadRow, ScannedUploads> {
+  readonly handler = 'uploads' as const;
+  readonly queue = 'uploads' as const;
+
+  constructor(
+    readonly source: PageSource<ScannedUploadRow>,
+    private readonly buckets: BucketCatalog,
+    private readonly settings: Pick<LifecycleScanSettings, 'timing'>,
+    private readonly metrics: ScanMetrics,
+    private readonly log: ScanLog,
+  ) {}
+
+  newGrouper(): KeyGrouper<ScannedUploadRow, ScannedUploads> {
+    return new KeyGrouper((first) => new UploadGroupBuilder(first));
+  }
+
+  begin(): Promise<void> {
+    return this.buckets.load();
+  }
+
+  async process(group: ScannedUploads, now: Date, stats: ScanStats): Promise<string[]> {
+    if (group.uploads.length === 0) return [];
+    const bucket = await bucketOf(this.buckets, group.bucketId);
+    if (!bucket?.lifecycle) return [];
+    const out: string[] = [];
+    for (const candidate of judgeUploads(bucket, group, now, this.settings.timing)) {
+      try {
+        out.push(UploadCandidate.toMessage(candidate));
+      } catch (e) {
+        if (!(e instanceof MessageContractError)) throw e;
+        this.metrics.rejectedCandidates.inc({ queue: this.queue });
+        this.log.warn('candidate rejected by its contract; skipped', { bucket: bucket.name, key: candidate.key, err: e.message });
+      }
+    }
+    stats.candidates += out.length;
+    return out;
+  }
+}

@@ -1,0 +1,30 @@
+#!/usr/bin/env node
+// Lifecycle scan bench: versions per second of ONE scanner (the local scan) on this machine.
+//
+//   node tools/bench/lifecycle/scan.mjs [--versions 200000] [--per-object 2] [--per-dir 200]
+//        [--fetch 2000] [--passes 2] [--due 0.1] [--keep]
+//
+// Starts (or finds) the local stack, writes `--versions` rows of `versions` into a fresh keyspace
+// (directly through the metastore repositories: the scan reads only that table, and filling it
+// through the S3 core would take far longer than the scan), configures lifecycle rules that make
+// about `--due` of the objects due, then runs the scanner's versions pass in this process with
+// the app's wiring (pinned session at consistency ONE, no rate limit) `--passes` times, publishing
+// candidates to Kafka. Reports rows/s, candidates, and the CPU the scanner and Cassandra used.
+// Results: tools/bench/lifecycle/SCAN-RESULTS.md.
+import { createRequire } from 'node:module';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
+process.env.SWC_NODE_PROJECT ??= resolve(root, 'tsconfig.base.json');
+const require = createRequire(import.meta.url);
+require('@swc-node/register');
+const { main } = require('./scan-run.ts');
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code ?? 0),
+  (err) => {
+    process.stderr.write(`${err?.stack ?? err}\n`);
+    process.exit(1);
+  },
+);
