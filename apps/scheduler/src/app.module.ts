@@ -1,24 +1,105 @@
-import { DynamicModule, Module } from '@nestjs/common';
+import { DynamicModule, Module, Provider } from '@nestjs/common';
+import { resolve } from 'path';
+import { lifecycleTiming } from '@ostore/lifecycle/rules';
 import { ClockModule } from '@ostore/shared/clock';
 import { CassandraModule } from '@ostore/shared/cassandra';
-import { KafkaModule } from '@ostore/queue/data-access';
+import { KafkaModule, QueueModule, QueueModuleOptions, SubscribeOptions } from '@ostore/queue/data-access';
 import { JsonLogger, MetricsRegistry, ObservabilityModule } from '@ostore/shared/observability';
+import { BlockStorageModule } from '@ostore/storage/blocks';
+import { LifecycleApplier, S3CoreModule } from '@ostore/s3/core';
 import { SchedulerConfig } from './config/scheduler.config';
+import { AbortUploadCandidate } from './lifecycle/abort-upload-candidate/abort-upload-candidate.usecase';
+import { ApplyVersionCandidate } from './lifecycle/apply-version-candidate/apply-version-candidate.usecase';
+import { CandidateBatchRunner } from './lifecycle/candidate-batch.runner';
+import { CANDIDATE_SUBSCRIBE_OPTIONS, LifecycleConsumer } from './lifecycle/lifecycle-consumer.service';
+import { LifecycleMetrics } from './lifecycle/lifecycle.metrics';
+
+/** The queue backend of the configuration (QUEUE_BACKEND), both consuming as group `scheduler`. */
+export function queueOptions(config: SchedulerConfig): QueueModuleOptions {
+  const { group, sessionTimeoutMs, drainTimeoutMs } = config.queue;
+  // heartbeats (Kafka) and lease renewals (Cassandra) at most a third of the session apart
+  const heartbeatMs = Math.min(3000, Math.floor(sessionTimeoutMs / 3));
+  if (config.queue.backend === 'kafka')
+    return {
+      backend: 'kafka',
+      consumer: { group, drainTimeoutMs, sessionTimeoutMs, rebalanceTimeoutMs: sessionTimeoutMs, heartbeatIntervalMs: heartbeatMs },
+    };
+  return {
+    backend: 'cassandra',
+    cassandra: { cluster: config.cluster, partitions: config.kafka.partitions },
+    consumer: { group, drainTimeoutMs, leaseTtlSeconds: Math.ceil(sessionTimeoutMs / 1000), heartbeatMs },
+  };
+}
 
 @Module({})
 export class AppModule {
-  static register(
-    config: SchedulerConfig,
-    deps: { logger: JsonLogger; metrics: MetricsRegistry },
-  ): DynamicModule {
+  static register(config: SchedulerConfig, deps: { logger: JsonLogger; metrics: MetricsRegistry }): DynamicModule {
+    // The gateway's block store: the scheduler releases blocks and copies them to the cold tier.
+    // No GC here (gcIntervalMs unset): the gateways run it.
+    const blocks = BlockStorageModule.forRoot({
+      store: config.blocks.store,
+      fsRoot: resolve(config.blocks.dir),
+      cold: { fsRoot: resolve(config.blocks.coldDir) },
+      blockSize: config.blocks.blockSize,
+      inFlightTtlSeconds: config.blocks.inFlightTtlSeconds,
+      gcGraceMs: config.blocks.gcGraceMs,
+    });
+    const core = S3CoreModule.forRoot({
+      imports: [blocks],
+      lifecycle: {
+        timing: lifecycleTiming(config.scheduler.debugDaySeconds),
+        maxVersions: config.scheduler.maxVersions,
+        claimTtlSeconds: config.scheduler.claimTtlSeconds,
+      },
+    });
+    const subscribe: SubscribeOptions = {
+      maxBatchSize: config.scheduler.batchSize,
+      ratePerPartition: config.scheduler.ratePerPartition,
+      concurrency: config.scheduler.partitionConcurrency,
+    };
+    const providers: Provider[] = [
+      { provide: LifecycleMetrics, useFactory: (m: MetricsRegistry) => new LifecycleMetrics(m), inject: [MetricsRegistry] },
+      {
+        provide: CandidateBatchRunner,
+        useFactory: (m: LifecycleMetrics, l: JsonLogger) =>
+          new CandidateBatchRunner(
+            {
+              concurrency: config.scheduler.concurrency,
+              retryAttempts: config.scheduler.retryAttempts,
+              retryBackoff: { initialMs: 200, maxMs: 5000 },
+            },
+            m,
+            l.forContext(CandidateBatchRunner.name),
+          ),
+        inject: [LifecycleMetrics, JsonLogger],
+      },
+      {
+        provide: ApplyVersionCandidate,
+        useFactory: (a: LifecycleApplier, m: LifecycleMetrics, l: JsonLogger) =>
+          new ApplyVersionCandidate(a, m, l.forContext(ApplyVersionCandidate.name)),
+        inject: [LifecycleApplier, LifecycleMetrics, JsonLogger],
+      },
+      {
+        provide: AbortUploadCandidate,
+        useFactory: (a: LifecycleApplier, m: LifecycleMetrics, l: JsonLogger) =>
+          new AbortUploadCandidate(a, m, l.forContext(AbortUploadCandidate.name)),
+        inject: [LifecycleApplier, LifecycleMetrics, JsonLogger],
+      },
+      { provide: CANDIDATE_SUBSCRIBE_OPTIONS, useValue: subscribe },
+      LifecycleConsumer,
+    ];
     return {
       module: AppModule,
       imports: [
         ObservabilityModule.forRoot({ app: config.app, ...deps }),
         ClockModule,
         CassandraModule.forRoot(config.cassandra),
-        KafkaModule.forRoot(config.kafka),
+        // Kafka only when it carries the queues: with QUEUE_BACKEND=cassandra it need not exist.
+        ...(config.queue.backend === 'kafka' ? [KafkaModule.forRoot(config.kafka)] : []),
+        QueueModule.forRoot(queueOptions(config)),
+        core,
       ],
+      providers,
     };
   }
 }

@@ -113,6 +113,18 @@ export class ObjectsRepository {
   }
 
   /**
+   * The raw index cell at the default (QUORUM) consistency: what a compare-and-set on `entry`
+   * (claim) compares with. `entry` is only ever written by plain writes, never by a Paxos round,
+   * so a SERIAL read would see nothing more; the compare-and-set itself is linearizable.
+   */
+  async getRaw(bucketId: string, parent: string, name: string): Promise<string | undefined> {
+    const r = (
+      await this.client.execute(`SELECT entry FROM objects WHERE bucket_id = ? AND parent = ? AND name = ?`, [bucketId, parent, name])
+    ).first();
+    return !r || r['entry'] === null ? undefined : str(r['entry']);
+  }
+
+  /**
    * Conditional PUT, step 1: a Paxos round in the key's partition claims the row while its index
    * cell is still `expectedRaw` (null: no current object) and no other conditional writer holds
    * it. The claim (`cond`) has a TTL so a crashed writer cannot block the key for long. Plain

@@ -43,11 +43,13 @@ export class CassandraLifecycleStore implements LifecycleStore {
 
   async readKey(bucket: BucketRow, key: string, limit: number): Promise<KeyRead> {
     const { parent, name } = splitKey(key);
-    // SERIAL first: if a version lands between the two reads, the rows show it while the entry
-    // does not, and the claim (IF entry = what we read) fails instead of acting on a mixed view.
-    const index = await this.ms.objects.getSerial(bucket.bucketId, parent, name);
+    // The entry first: if a version lands between the two reads, the rows show it while the
+    // entry does not, and the claim (IF entry = what we read) fails instead of acting on a mixed
+    // view. QUORUM, not SERIAL: `entry` is never written by Paxos, the claim's compare is what
+    // linearizes (a SERIAL read would cost a Paxos round per action for nothing).
+    const raw = await this.ms.objects.getRaw(bucket.bucketId, parent, name);
     const rows = await this.ms.versions.newest(bucket.bucketId, parent, name, limit + 1);
-    return { indexRaw: index?.raw ?? null, rows: rows.slice(0, limit), complete: rows.length <= limit };
+    return { indexRaw: raw ?? null, rows: rows.slice(0, limit), complete: rows.length <= limit };
   }
 
   async readVersion(bucket: BucketRow, key: string, vid: string): Promise<VersionRow | undefined> {
@@ -68,11 +70,20 @@ export class CassandraLifecycleStore implements LifecycleStore {
     return out;
   }
 
+  /**
+   * The conditional PUT's claim (`cond`, with a TTL) in the key's `objects` row, applied only
+   * while `entry` is still `expectedRaw`. Tombstones: the claim and its release leave one dead
+   * cell in the directory's `objects` partition per key acted on (none when the action deleted
+   * the row at a later timestamp); the deletion itself leaves what a DeleteObject leaves. For a
+   * key without an index row (a delete marker is current) the claim creates a row holding only
+   * `cond`, which listings skip.
+   */
   claim(bucket: BucketRow, key: string, expectedRaw: string | null, token: string, ttlSeconds: number): Promise<ClaimOutcome> {
     const { parent, name } = splitKey(key);
     return this.ms.objects.claim(bucket.bucketId, parent, name, expectedRaw, token, ttlSeconds);
   }
 
+  /** Drops our claim only (IF cond = token): never another claimant's, even after our TTL ran out. */
   release(bucket: BucketRow, key: string, token: string): Promise<void> {
     const { parent, name } = splitKey(key);
     return this.ms.objects.releaseClaim(bucket.bucketId, parent, name, token);

@@ -31,7 +31,11 @@ export type SkipReason =
   | 'not-due'
   /** A write landed beneath our delete marker while we applied it: the marker was taken back. */
   | 'concurrent-write'
-  /** The key stayed claimed by others, or kept changing, through every attempt. */
+  /**
+   * The key stayed claimed by others, or kept changing, through every attempt. Live claimants
+   * hold a key for milliseconds: a lasting claim is most likely one a crashed scheduler left, gone
+   * with its TTL — callers should try again later rather than drop the candidate.
+   */
   | 'contended'
   /** A transition is due but no colder block tier is configured. */
   | 'no-cold-tier'
@@ -139,14 +143,16 @@ const skip = (reason: SkipReason, action?: LifecycleAction | { kind: 'abort-uplo
  * the current state: a candidate from the scanner is a hint, never an order.
  *
  * Protocol for versions, per attempt:
- *   1. read the key: its `objects` entry at SERIAL (sees every committed LWT), then its rows;
+ *   1. read the key: its `objects` entry, then its rows (QUORUM: the entry is never written by
+ *      Paxos, and step 3 compares it inside a Paxos round anyway);
  *   2. re-run the rule engine on them at the clock's current time; no action for the target
  *      version now means skip ('not-due') — e.g. it was overwritten, restored or already handled;
  *   3. claim the key with a Paxos round in its `objects` partition — the `cond` claim conditional
  *      PUTs use — that applies only while the entry is still the one read in step 1 and nobody
  *      else holds the key. 'changed' means the current version moved since step 1: back to 1.
  *      'busy' (a conditional PUT or another scheduler): back to 1 after a doubling backoff. After
- *      `attempts` rounds: skip ('contended'); the next scan finds the version again;
+ *      `attempts` rounds: skip ('contended'), for the caller to try again later — live claims
+ *      last milliseconds, a lasting one is a crashed claimant's and ends with its TTL;
  *   4. act (below), check what can be checked afterwards, release the claim.
  * The claim serializes the scheduler with every other LWT writer of the key (conditional PUTs,
  * other schedulers — e.g. two that received the same candidate during a rebalance). Plain PUTs

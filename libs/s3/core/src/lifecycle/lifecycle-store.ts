@@ -3,7 +3,7 @@ import type { BlockEntry, BucketRow, UploadRow, VersionRow } from '@ostore/metas
 /** What the applier read of one key before deciding. */
 export interface KeyRead {
   /**
-   * The raw `objects.entry` cell read at SERIAL consistency (null: no current object). The claim
+   * The raw `objects.entry` cell (null: no current object), read before the rows. The claim
    * compares against exactly this value, so a decision is only acted on while the key's current
    * version is still the one it was based on.
    */
@@ -43,7 +43,7 @@ export type AbortOutcome = 'aborted' | 'gone' | 'completing';
  */
 export interface LifecycleStore {
   resolveBucket(name: string): Promise<BucketRow | undefined>;
-  /** SERIAL read of the index entry, then the key's newest `limit` rows at the default (QUORUM) consistency. */
+  /** The index entry, then the key's newest `limit` rows (QUORUM; see CassandraLifecycleStore). */
   readKey(bucket: BucketRow, key: string, limit: number): Promise<KeyRead>;
   /** One version row by vid, or the newest null row for 'null' (a target beyond the rows read). */
   readVersion(bucket: BucketRow, key: string, vid: string): Promise<VersionRow | undefined>;
