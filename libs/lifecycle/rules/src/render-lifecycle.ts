@@ -1,4 +1,5 @@
 import { LifecycleConfiguration, LifecycleFilter, LifecycleRule } from './configuration';
+import { escapeXmlText } from '@ostore/s3/protocol';
 
 export const S3_XMLNS = 'http://s3.amazonaws.com/doc/2006-03-01/';
 
@@ -80,25 +81,6 @@ function renderPredicates(filter: LifecycleFilter): string {
 }
 
 function el(name: string, text: string): string {
-  return `<${name}>${escapeXml(text)}</${name}>`;
+  return `<${name}>${escapeXmlText(text)}</${name}>`;
 }
 
-/** Text content escaped for XML 1.0; control characters (and CR) as numeric references, as S3 does for keys. */
-function escapeXml(text: string): string {
-  return text.replace(/[&<>"'\u0000-\u0008\u000b-\u001f\ufffe\uffff]/g, (ch) => {
-    switch (ch) {
-      case '&':
-        return '&amp;';
-      case '<':
-        return '&lt;';
-      case '>':
-        return '&gt;';
-      case '"':
-        return '&quot;';
-      case "'":
-        return '&apos;';
-      default:
-        return `&#x${ch.charCodeAt(0).toString(16).toUpperCase()};`;
-    }
-  });
-}
