@@ -438,6 +438,17 @@ export class CassandraMultipartService implements MultipartService {
     await this.ms.uploads.markCompleted({ ...upload, completed: true }, COMPLETED_TTL_SECONDS);
   }
 
+  /**
+   * An upload whose completion committed its version but crashed before the cleanup (step 3) is
+   * no longer an upload for clients: like abort, finish that cleanup (idempotent) and report it gone.
+   */
+  private async finishedCompletion(bucket: BucketRow, key: string, upload: UploadRow): Promise<boolean> {
+    if (!upload.completingVid || upload.completed) return false;
+    if (!(await this.versionVisible(bucket, key, upload.completingVid))) return false;
+    await this.build(bucket, key, upload, JSON.parse(upload.completingParts!) as CompletionPlan, upload.completingVid);
+    return true;
+  }
+
   private async versionVisible(bucket: BucketRow, key: string, vid: string): Promise<boolean> {
     const { parent, name } = splitKey(key);
     return !!(await this.ms.versions.get({
@@ -550,7 +561,7 @@ export class CassandraMultipartService implements MultipartService {
     const commonPrefixes: string[] = [];
     for (const e of events) {
       if (e.kind === 'prefix') commonPrefixes.push(e.prefix);
-      else uploads.push(this.uploadOf(input.bucket, e.key, e.row));
+      else if (!(await this.finishedCompletion(bucket, e.key, e.row))) uploads.push(this.uploadOf(input.bucket, e.key, e.row));
     }
     const last = events[events.length - 1];
     return {
