@@ -1,4 +1,4 @@
-import { S3Error, httpDate, validateStorageClass, parseTaggingHeader } from '@ostore/s3/protocol';
+import { S3Error, httpDate, parseContentMd5, parseTaggingHeader, userMetadataFromHeaders, validateStorageClass } from '@ostore/s3/protocol';
 import type { CannedAcl, ChecksumAlgorithm, ObjectMeta, ObjectVersion } from '@ostore/s3/core';
 import type { S3Request } from './s3-request';
 
@@ -18,13 +18,7 @@ export function cannedAclOf(req: S3Request): CannedAcl | undefined {
 
 /** Object metadata from request headers (PUT, CreateMultipartUpload, CopyObject with REPLACE). */
 export function metaFromHeaders(req: S3Request): ObjectMeta {
-  const userMeta: Record<string, string> = {};
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (name.startsWith('x-amz-meta-') && value !== undefined) userMeta[name.slice('x-amz-meta-'.length)] = Array.isArray(value) ? value.join(',') : value;
-  }
-  let size = 0;
-  for (const [k, v] of Object.entries(userMeta)) size += Buffer.byteLength(k) + Buffer.byteLength(v);
-  if (size > 2048) throw new S3Error('MetadataTooLarge', 'Your metadata headers exceed the maximum allowed metadata size', { extra: { Size: String(size), MaxSizeAllowed: '2048' } });
+  const userMeta = userMetadataFromHeaders(req.headers);
   const storageClass = req.header('x-amz-storage-class');
   if (storageClass !== undefined) validateStorageClass(storageClass);
   const tagging = req.header('x-amz-tagging');
@@ -109,10 +103,7 @@ export function requestedChecksums(req: S3Request): { algorithms: ChecksumAlgori
 /** Content-MD5 as 16 raw bytes, or undefined; malformed → InvalidDigest. */
 export function contentMd5Of(req: S3Request): Buffer | undefined {
   const v = req.header('content-md5');
-  if (v === undefined) return undefined;
-  const b = Buffer.from(v, 'base64');
-  if (b.length !== 16 || b.toString('base64') !== v.trim()) throw new S3Error('InvalidDigest', 'The Content-MD5 you specified was invalid.');
-  return b;
+  return v === undefined ? undefined : parseContentMd5(v);
 }
 
 /**

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { isoDate, parseMaxKeys, s3UrlEncode, S3Error, toXml } from '@ostore/s3/protocol';
+import { isoDate, parseEncodingType, parseMaxKeys, s3UrlEncode, S3Error, toXml } from '@ostore/s3/protocol';
 import type { ObjectsService, ObjectVersion } from '@ostore/s3/core';
 import { OBJECTS_SERVICE } from '../../services';
 import { sendXml } from '../../responses';
@@ -8,11 +8,7 @@ import type { S3Request } from '../../s3-request';
 
 /** encoding-type=url: the only accepted value; keys and prefixes are then URL-encoded in the answer. */
 export function encodingOf(req: S3Request): ((s: string) => string) & { on: boolean } {
-  const type = req.query('encoding-type');
-  if (type !== undefined && type.toLowerCase() !== 'url') {
-    throw new S3Error('InvalidArgument', 'Invalid Encoding Method specified in Request', { extra: { ArgumentName: 'encoding-type', ArgumentValue: type } });
-  }
-  const on = type !== undefined;
+  const on = parseEncodingType(req.query('encoding-type')) === 'url';
   return Object.assign((s: string) => (on ? s3UrlEncode(s) : s), { on });
 }
 
