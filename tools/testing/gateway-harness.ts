@@ -1,6 +1,6 @@
 import { S3Client } from '@aws-sdk/client-s3';
 import { AppProcess } from './app-process';
-import { appEnv, freshCluster, freshKeyspace, waitFor } from './stack-env';
+import { appEnv, freshCluster, freshKeyspace, GiveUpWaiting, waitFor } from './stack-env';
 
 export interface Credentials {
   accessKeyId: string;
@@ -52,7 +52,7 @@ export async function startGateway(label: string, extraEnv: Record<string, strin
     waitFor(
       'gateway ready',
       async () => {
-        if (p.exitCode !== undefined) throw new Error(`gateway exited (${p.exitCode}):\n${p.output.join('')}`);
+        if (p.exitCode !== undefined) throw new GiveUpWaiting(`gateway exited (${p.exitCode}):\n${p.output.join('')}`);
         const res = await fetch(`${managementUrl}/health/ready`);
         await res.text();
         return res.status === 200 ? true : undefined;

@@ -58,7 +58,13 @@ export function appEnv(keyspace: string, cluster: string): Record<string, string
   };
 }
 
-/** Polls `probe` until it returns a value other than undefined, or fails after `timeoutMs`. */
+/** Thrown by a waitFor probe when waiting longer cannot help (e.g. the process waited for exited). */
+export class GiveUpWaiting extends Error {}
+
+/**
+ * Polls `probe` until it returns a value other than undefined, or fails after `timeoutMs`.
+ * A probe error is remembered and retried, except GiveUpWaiting, which ends the wait at once.
+ */
 export async function waitFor<T>(
   what: string,
   probe: () => Promise<T | undefined>,
@@ -72,6 +78,7 @@ export async function waitFor<T>(
       const v = await probe();
       if (v !== undefined) return v;
     } catch (e) {
+      if (e instanceof GiveUpWaiting) throw new Error(`gave up waiting for ${what}: ${e.message}`);
       last = e;
     }
     if (Date.now() > deadline)
