@@ -3,7 +3,15 @@ import { resolve } from 'path';
 import { lifecycleTiming } from '@ostore/lifecycle/rules';
 import { ClockModule } from '@ostore/shared/clock';
 import { CassandraModule } from '@ostore/shared/cassandra';
-import { KafkaModule, QueueModule, QueueModuleOptions, SubscribeOptions } from '@ostore/queue/data-access';
+import {
+  KafkaModule,
+  QueueModule,
+  QueueModuleOptions,
+  SubscribeOptions,
+  UsageDeltaModule,
+  UsageDeltaPublisher,
+  usageCloseTimeoutMs,
+} from '@ostore/queue/data-access';
 import { JsonLogger, MetricsRegistry, ObservabilityModule } from '@ostore/shared/observability';
 import { BlockStorageModule } from '@ostore/storage/blocks';
 import { LifecycleApplier, S3CoreModule } from '@ostore/s3/core';
@@ -44,8 +52,21 @@ export class AppModule {
       inFlightTtlSeconds: config.blocks.inFlightTtlSeconds,
       gcGraceMs: config.blocks.gcGraceMs,
     });
+    // Lifecycle deletions and aborts release bytes: their usage deltas go to s3-<cluster>-usage.
+    const usage =
+      config.usage.mode === 'kafka'
+        ? UsageDeltaModule.forRoot({
+            source: 'scheduler',
+            sourceHost: config.usage.sourceHost,
+            batchMax: config.usage.batchMax,
+            lingerMs: config.usage.lingerMs,
+            bufferMax: config.usage.bufferMax,
+            closeTimeoutMs: usageCloseTimeoutMs(config.shutdownTimeoutMs),
+          })
+        : undefined;
     const core = S3CoreModule.forRoot({
-      imports: [blocks],
+      imports: usage ? [blocks, usage] : [blocks],
+      usageRecorder: usage ? UsageDeltaPublisher : undefined,
       lifecycle: {
         timing: lifecycleTiming(config.scheduler.debugDaySeconds),
         maxVersions: config.scheduler.maxVersions,
@@ -94,8 +115,9 @@ export class AppModule {
         ObservabilityModule.forRoot({ app: config.app, ...deps }),
         ClockModule,
         CassandraModule.forRoot(config.cassandra),
-        // Kafka only when it carries the queues: with QUEUE_BACKEND=cassandra it need not exist.
-        ...(config.queue.backend === 'kafka' ? [KafkaModule.forRoot(config.kafka)] : []),
+        // Kafka only when it carries the queues or the usage deltas: with QUEUE_BACKEND=cassandra
+        // and USAGE_DELTAS=off it need not exist.
+        ...(config.queue.backend === 'kafka' || config.usage.mode === 'kafka' ? [KafkaModule.forRoot(config.kafka)] : []),
         QueueModule.forRoot(queueOptions(config)),
         core,
       ],

@@ -1,4 +1,5 @@
 import { envVar, parseEnv, z } from '@ostore/shared/config';
+import { USAGE_DELTA_MODES, UsageConfig, usageConfigOf } from '@ostore/queue/data-access';
 import { BaseConfig, baseEnvSchema, toBaseConfig } from '@ostore/shared/runtime';
 
 const schema = baseEnvSchema
@@ -30,6 +31,14 @@ const schema = baseEnvSchema
     BLOCK_IN_FLIGHT_TTL_SECONDS: envVar.int(3600, 1, 7 * 86400),
     /** Age after which uncommitted blocks are reclaimed (default: the in-flight TTL). */
     BLOCK_GC_GRACE_SECONDS: z.coerce.number().int().min(1).max(7 * 86400).optional(),
+    /** Usage deltas (bytes stored, removed, copied per bucket) to the topic `s3-<cluster>-usage`, or nowhere. */
+    USAGE_DELTAS: envVar.enumOf([...USAGE_DELTA_MODES], 'kafka'),
+    /** Most usage deltas per Kafka send; a full batch is sent at once. */
+    USAGE_BATCH_MAX: envVar.int(500, 1, 10_000),
+    /** Longest a usage delta waits for its batch to fill. */
+    USAGE_LINGER_MS: envVar.int(100, 0, 60_000),
+    /** Usage deltas held in memory while Kafka fails; beyond this, new ones are dropped and counted. */
+    USAGE_BUFFER_MAX: envVar.int(50_000, 1, 10_000_000),
   })
   .superRefine((env, ctx) => {
     const set = [env.S3_BOOTSTRAP_USER, env.S3_BOOTSTRAP_ACCESS_KEY_ID, env.S3_BOOTSTRAP_SECRET_ACCESS_KEY].filter((v) => v !== undefined).length;
@@ -57,6 +66,8 @@ export interface GatewayConfig extends BaseConfig {
   };
   adminToken?: string;
   blocks: { store: 'fs' | 'cassandra'; dir: string; coldDir: string; blockSize: number; gcIntervalMs: number; inFlightTtlSeconds: number; gcGraceMs: number };
+  /** The usage delta publisher (USAGE_*); `sourceHost` is this host's name (the pod name). */
+  usage: UsageConfig;
 }
 
 export function loadGatewayConfig(env: Record<string, string | undefined> = process.env): GatewayConfig {
@@ -87,5 +98,6 @@ export function loadGatewayConfig(env: Record<string, string | undefined> = proc
       inFlightTtlSeconds: parsed.BLOCK_IN_FLIGHT_TTL_SECONDS,
       gcGraceMs: (parsed.BLOCK_GC_GRACE_SECONDS ?? parsed.BLOCK_IN_FLIGHT_TTL_SECONDS) * 1000,
     },
+    usage: usageConfigOf(parsed),
   };
 }

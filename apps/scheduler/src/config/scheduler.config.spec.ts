@@ -40,4 +40,16 @@ describe(loadSchedulerConfig.name, () => {
     expect(problems).toMatch(/SCHEDULER_CONCURRENCY/);
     expect(problems).toMatch(/LIFECYCLE_DEBUG_DAY_SECONDS/);
   });
+
+  it('publishes usage deltas to Kafka by default, batched; USAGE_DELTAS=off turns them off', () => {
+    expect(sut({}).usage).toEqual({ mode: 'kafka', batchMax: 500, lingerMs: 100, bufferMax: 50_000, sourceHost: expect.any(String) });
+    expect(sut({}).usage.sourceHost).not.toBe('');
+    expect(sut({ USAGE_DELTAS: 'off', USAGE_BATCH_MAX: '50', USAGE_LINGER_MS: '0', USAGE_BUFFER_MAX: '1000' }).usage).toMatchObject({
+      mode: 'off',
+      batchMax: 50,
+      lingerMs: 0,
+      bufferMax: 1000,
+    });
+    expect(() => sut({ USAGE_DELTAS: 'stdout', USAGE_BATCH_MAX: '0' })).toThrow(/USAGE_DELTAS[\s\S]*USAGE_BATCH_MAX|USAGE_BATCH_MAX[\s\S]*USAGE_DELTAS/);
+  });
 });

@@ -1,5 +1,5 @@
 import { envVar, parseEnv, z } from '@ostore/shared/config';
-import { QUEUE_BACKENDS, QueueBackend } from '@ostore/queue/data-access';
+import { QUEUE_BACKENDS, QueueBackend, USAGE_DELTA_MODES, UsageConfig, usageConfigOf } from '@ostore/queue/data-access';
 import { BaseConfig, baseEnvSchema, toBaseConfig } from '@ostore/shared/runtime';
 
 const schema = baseEnvSchema
@@ -32,6 +32,14 @@ const schema = baseEnvSchema
     BLOCK_COLD_DIR: envVar.string('.stack/blocks-cold'),
     BLOCK_IN_FLIGHT_TTL_SECONDS: envVar.int(3600, 1, 7 * 86400),
     BLOCK_GC_GRACE_SECONDS: z.coerce.number().int().min(1).max(7 * 86400).optional(),
+    /** Usage deltas (bytes stored, removed, copied per bucket) to the topic `s3-<cluster>-usage`, or nowhere. */
+    USAGE_DELTAS: envVar.enumOf([...USAGE_DELTA_MODES], 'kafka'),
+    /** Most usage deltas per Kafka send; a full batch is sent at once. */
+    USAGE_BATCH_MAX: envVar.int(500, 1, 10_000),
+    /** Longest a usage delta waits for its batch to fill. */
+    USAGE_LINGER_MS: envVar.int(100, 0, 60_000),
+    /** Usage deltas held in memory while Kafka fails; beyond this, new ones are dropped and counted. */
+    USAGE_BUFFER_MAX: envVar.int(50_000, 1, 10_000_000),
   });
 
 /** The scheduler's configuration, validated once at boot. */
@@ -62,6 +70,8 @@ export interface SchedulerConfig extends BaseConfig {
     inFlightTtlSeconds: number;
     gcGraceMs: number;
   };
+  /** The usage delta publisher (USAGE_*); `sourceHost` is this host's name (the pod name). */
+  usage: UsageConfig;
 }
 
 export function loadSchedulerConfig(env: Record<string, string | undefined> = process.env): SchedulerConfig {
@@ -96,5 +106,6 @@ export function loadSchedulerConfig(env: Record<string, string | undefined> = pr
       inFlightTtlSeconds: parsed.BLOCK_IN_FLIGHT_TTL_SECONDS,
       gcGraceMs: (parsed.BLOCK_GC_GRACE_SECONDS ?? parsed.BLOCK_IN_FLIGHT_TTL_SECONDS) * 1000,
     },
+    usage: usageConfigOf(parsed),
   };
 }

@@ -12,3 +12,7 @@ export * from './cassandra/cassandra-queue.options';
 export * from './cassandra/cassandra-queue.repository';
 export * from './cassandra/cassandra-queue.producer';
 export * from './cassandra/cassandra-queue.consumer';
+export * from './usage/usage-delta.metrics';
+export * from './usage/usage-delta.publisher';
+export * from './usage/kafka-usage.sink';
+export * from './usage/usage-delta.module';

@@ -444,3 +444,4 @@ function deferred(): { promise: Promise<void>; resolve: () => void } {
   const promise = new Promise<void>((r) => (resolve = r));
   return { promise, resolve };
 }
+export { UsageTopicReader, UsageRecordOnTopic } from './usage/usage-topic.reader';

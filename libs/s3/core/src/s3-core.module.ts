@@ -15,14 +15,25 @@ export interface S3CoreModuleOptions {
   imports?: ModuleMetadata['imports'];
   /** Token of the BlockManager (default BLOCK_MANAGER of @ostore/storage/blocks). */
   blockManager?: InjectionToken;
-  /** Where size changes go (default: nowhere). */
-  usageRecorder?: UsageRecorder;
+  /**
+   * Where size changes go (default: nowhere): a UsageRecorder, or the token of one that a module
+   * of `imports` provides (e.g. the queue's UsageDeltaPublisher).
+   */
+  usageRecorder?: UsageRecorder | InjectionToken;
   settings?: Partial<S3CoreSettings>;
   /**
    * Settings of the LifecycleApplier (the scheduler's). Its transition tier defaults to the block
    * stores' colder tier (the one that is not the default for new bodies), when there is one.
    */
   lifecycle?: Partial<LifecycleApplierSettings>;
+}
+
+function usageRecorderProvider(recorder: UsageRecorder | InjectionToken | undefined): Provider {
+  if (recorder === undefined) return { provide: USAGE_RECORDER, useValue: new NoopUsageRecorder() };
+  const isInstance = typeof recorder === 'object' && recorder !== null && typeof (recorder as UsageRecorder).record === 'function';
+  return isInstance
+    ? { provide: USAGE_RECORDER, useValue: recorder }
+    : { provide: USAGE_RECORDER, useExisting: recorder as InjectionToken };
 }
 
 /** The tier transitions move data to: a configured tier other than the default one. */
@@ -39,7 +50,7 @@ export function coldTierOf(stores: BlockStores | undefined): string | undefined 
 export class S3CoreModule {
   static forRoot(options: S3CoreModuleOptions = {}): DynamicModule {
     const providers: Provider[] = [
-      { provide: USAGE_RECORDER, useValue: options.usageRecorder ?? new NoopUsageRecorder() },
+      usageRecorderProvider(options.usageRecorder),
       { provide: Metastore, useFactory: (c: CassandraClient) => new Metastore(c), inject: [CassandraClient] },
       {
         provide: S3Core,

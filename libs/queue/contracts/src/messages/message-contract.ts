@@ -106,11 +106,14 @@ export function defineContract<T, W extends z.ZodType<T, z.ZodTypeDef, any>>(
 
 const MAX_KEY_BYTES = 1024;
 
+/** S3 bucket names as the gateway accepts them. */
+export const BUCKET_NAME_RE = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
+
 /** Field shapes shared by the contracts, matching the metastore's conventions (001-baseline). */
 export const fields = {
   bucketId: z.string().uuid('must be a uuid'),
   /** S3 bucket names as the gateway accepts them. */
-  bucket: z.string().regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'must be a valid S3 bucket name'),
+  bucket: z.string().regex(BUCKET_NAME_RE, 'must be a valid S3 bucket name'),
   key: z
     .string()
     .min(1, 'must not be empty')

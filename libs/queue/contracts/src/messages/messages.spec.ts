@@ -1,7 +1,7 @@
 import { FolderCandidate } from './folder-candidate';
 import { MessageContractError } from './message-contract';
 import { UploadCandidate } from './upload-candidate';
-import { UsageDelta } from './usage-delta';
+import { UsageDelta, usageDeltaMessage } from './usage-delta';
 import { VersionCandidate } from './version-candidate';
 
 const bucketId = '2f1c8a52-5a43-4c1e-9a57-0c2d3e4f5a6b';
@@ -177,26 +177,109 @@ describe(UsageDelta.name, () => {
   const delta = (): UsageDelta => ({
     bucketId,
     bucket: 'photos',
+    kind: 'remove',
     bytes: -5_000_000_000,
     objects: -1,
     at: new Date('2026-03-01T00:00:00.000Z'),
-    eventId: 'evt-42',
+    source: 'scheduler',
+    sourceHost: 'scheduler-7f9c-x2',
+    eventId: '0b7f3c1e-8d2a-4c55-9e61-3f1a2b3c4d5e',
   });
 
-  it('round-trips negative and positive deltas', () => {
-    expect(sut.fromMessage(sut.toMessage(delta()))).toEqual(delta());
-    const plus = { ...delta(), bytes: 123, objects: 1 };
-    expect(sut.fromMessage(sut.toMessage(plus))).toEqual(plus);
+  it('round-trips negative and positive deltas of every kind and source', () => {
+    const message = sut.toMessage(delta());
+    expect(JSON.parse(message)).toMatchObject({ v: 2, kind: 'remove', bytes: -5_000_000_000, at: '2026-03-01T00:00:00.000Z' });
+    expect(sut.fromMessage(message)).toEqual(delta());
+    expect(sut.fromMessage(Buffer.from(message))).toEqual(delta());
+    for (const kind of ['store', 'copy'] as const) {
+      const plus: UsageDelta = { ...delta(), kind, bytes: 123, objects: 1, source: 'gateway' };
+      expect(sut.fromMessage(sut.toMessage(plus))).toEqual(plus);
+    }
+  });
+
+  it('leaves out an unknown object count, and reads it back as absent', () => {
+    const { objects: _, ...unknownCount } = delta();
+    const message = sut.toMessage(unknownCount);
+    expect(JSON.parse(message)).not.toHaveProperty('objects');
+    const back = sut.fromMessage(message);
+    expect(back).toEqual(unknownCount);
+    expect('objects' in back).toBe(false);
+  });
+
+  it('accepts a zero-byte delta of any kind (an empty object)', () => {
+    for (const kind of ['store', 'remove', 'copy'] as const) {
+      const zero = { ...delta(), kind, bytes: 0, objects: kind === 'remove' ? -1 : 1 };
+      expect(sut.fromMessage(sut.toMessage(zero))).toEqual(zero);
+    }
+  });
+
+  it('refuses to write a delta whose sign contradicts its kind', () => {
+    expect(() => sut.toMessage({ ...delta(), kind: 'store', bytes: -1 })).toThrow(
+      new MessageContractError('UsageDelta', 'must not be negative for a store', 'bytes'),
+    );
+    expect(() => sut.toMessage({ ...delta(), kind: 'remove', bytes: 1 })).toThrow(/bytes: must not be positive for a remove/);
   });
 
   it.each<[string, Record<string, unknown>, RegExp]>([
-    ['version', { v: 2 }, /UsageDelta message rejected: v: unsupported version 2/],
+    ['version 1 (never produced)', { v: 1 }, /UsageDelta message rejected: v: unsupported version 1 \(this build reads 2\)/],
+    ['version', { v: 3 }, /UsageDelta message rejected: v: unsupported version 3/],
+    ['bucketId', { bucketId: 'photos' }, /bucketId: must be a uuid/],
+    ['bucket', { bucket: 'Photos!' }, /bucket: must be a valid S3 bucket name/],
+    ['kind', { kind: 'transition' }, /kind: Invalid enum value/],
     ['bytes', { bytes: 1.5 }, /bytes: must be an integer/],
-    ['huge bytes', { bytes: 2 ** 60 }, /bytes: must be a safe integer/],
+    ['huge bytes', { bytes: -(2 ** 60) }, /bytes: must be a safe integer/],
+    ['sign of bytes', { bytes: 10 }, /bytes: must not be positive for a remove/],
     ['objects', { objects: '1' }, /objects: Expected number, received string/],
     ['at', { at: 'yesterday' }, /at: must be an ISO-8601 UTC timestamp/],
+    ['source', { source: 'scanner' }, /source: Invalid enum value/],
+    ['sourceHost', { sourceHost: 'two words' }, /sourceHost: must not contain whitespace/],
+    ['missing sourceHost', { sourceHost: undefined }, /sourceHost: Required/],
     ['eventId', { eventId: '' }, /eventId: must not be empty/],
+    ['unknown field', { storageClass: 'GLACIER' }, /Unrecognized key\(s\) in object: 'storageClass'/],
   ])('rejects a bad %s', (_what, patch, error) => {
     expect(() => sut.fromMessage(tamper(sut.toMessage(delta()), patch))).toThrow(error);
+  });
+
+  describe(usageDeltaMessage.name, () => {
+    it('writes exactly what toMessage writes, for every kind, source and with or without an object count', () => {
+      const { objects: _, ...noCount } = delta();
+      const variants: UsageDelta[] = [
+        delta(),
+        noCount,
+        { ...delta(), kind: 'store', bytes: 0, objects: 0, source: 'gateway' },
+        { ...delta(), kind: 'copy', bytes: Number.MAX_SAFE_INTEGER, bucket: 'a.b-c', sourceHost: 'x'.repeat(255) },
+        { ...delta(), bucketId: bucketId.toUpperCase(), eventId: 'e'.repeat(256), at: new Date(0) },
+      ];
+      for (const d of variants) {
+        expect(usageDeltaMessage(d)).toBe(sut.toMessage(d));
+        expect(sut.fromMessage(usageDeltaMessage(d))).toEqual(d);
+      }
+    });
+
+    it.each<[string, Partial<Record<keyof UsageDelta, unknown>>]>([
+      ['bucketId', { bucketId: 'photos' }],
+      ['bucket', { bucket: 'Photos' }],
+      ['kind', { kind: 'transition' }],
+      ['fractional bytes', { bytes: 1.5 }],
+      ['unsafe bytes', { bytes: -(2 ** 60) }],
+      ['sign of bytes', { bytes: 1 }],
+      ['objects', { objects: '1' }],
+      ['at', { at: new Date(NaN) }],
+      ['source', { source: 'scanner' }],
+      ['sourceHost', { sourceHost: 'two words' }],
+      ['long sourceHost', { sourceHost: 'x'.repeat(256) }],
+      ['eventId', { eventId: '' }],
+      ['long eventId', { eventId: 'e'.repeat(257) }],
+    ])('refuses a bad %s with the contract\'s own error', (_what, patch) => {
+      const bad = { ...delta(), ...patch } as UsageDelta;
+      let expected: unknown;
+      try {
+        sut.toMessage(bad);
+      } catch (e) {
+        expected = e;
+      }
+      expect(expected).toBeInstanceOf(MessageContractError);
+      expect(() => usageDeltaMessage(bad)).toThrow(expected as Error);
+    });
   });
 });

@@ -1,0 +1,28 @@
+import { DynamicModule } from '@nestjs/common';
+import { UsageDeltaModule, UsageDeltaPublisher } from '@ostore/queue/data-access';
+import { NoopUsageRecorder, S3CoreModule, USAGE_RECORDER } from '@ostore/s3/core';
+import { JsonLogger, MetricsRegistry } from '@ostore/shared/observability';
+import { AppModule } from './app.module';
+import { loadGatewayConfig } from './config/gateway.config';
+
+describe('AppModule.register: usage deltas', () => {
+  const deps = { logger: new JsonLogger('test', 'silent'), metrics: new MetricsRegistry('test', false) };
+  const wiring = (env: Record<string, string>) => {
+    const root = AppModule.register(loadGatewayConfig(env), deps);
+    const core = root.imports!.find((m) => (m as DynamicModule).module === S3CoreModule) as DynamicModule;
+    return {
+      usageModule: (core.imports ?? []).some((m) => (m as DynamicModule).module === UsageDeltaModule),
+      recorder: core.providers!.find((p) => (p as { provide?: unknown }).provide === USAGE_RECORDER) as unknown as Record<string, unknown>,
+    };
+  };
+
+  it('by default, the S3 core records size changes into the UsageDeltaPublisher', () => {
+    expect(wiring({})).toMatchObject({ usageModule: true, recorder: { useExisting: UsageDeltaPublisher } });
+  });
+
+  it('USAGE_DELTAS=off: the core records nowhere', () => {
+    const off = wiring({ USAGE_DELTAS: 'off' });
+    expect(off.usageModule).toBe(false);
+    expect(off.recorder.useValue).toBeInstanceOf(NoopUsageRecorder);
+  });
+});

@@ -1,0 +1,105 @@
+import { DynamicModule, Inject, Injectable, Module, OnApplicationShutdown } from '@nestjs/common';
+import { hostname } from 'os';
+import { Clock } from '@ostore/shared/clock';
+import { JsonLogger, MetricsRegistry } from '@ostore/shared/observability';
+import { KafkaClient } from '../kafka.client';
+import { silentLog } from '../queue';
+import { KafkaUsageSink } from './kafka-usage.sink';
+import { UsageDeltaMetrics } from './usage-delta.metrics';
+import { UsageDeltaPublisher, UsageDeltaSettings } from './usage-delta.publisher';
+
+/** Values of the USAGE_DELTAS switch. */
+export const USAGE_DELTA_MODES = ['kafka', 'off'] as const;
+export type UsageDeltaMode = (typeof USAGE_DELTA_MODES)[number];
+
+export type UsageDeltaModuleOptions = Pick<UsageDeltaSettings, 'source' | 'sourceHost'> &
+  Partial<UsageDeltaSettings> & {
+    /** How long the shutdown may take to send what is buffered (then the rest is dropped and counted). */
+    closeTimeoutMs: number;
+  };
+
+const OPTIONS = Symbol('USAGE_DELTA_OPTIONS');
+
+@Injectable()
+class UsageDeltaLifecycle implements OnApplicationShutdown {
+  constructor(
+    @Inject(UsageDeltaPublisher) private readonly publisher: UsageDeltaPublisher,
+    @Inject(OPTIONS) private readonly options: UsageDeltaModuleOptions,
+  ) {}
+
+  /**
+   * After every `beforeApplicationShutdown` (the S3 server has drained its requests, the
+   * scheduler's consumers have stopped: no more deltas come) and before the global KafkaModule
+   * closes the producer (global modules' hooks run last).
+   */
+  async onApplicationShutdown(): Promise<void> {
+    await this.publisher.close(this.options.closeTimeoutMs);
+  }
+}
+
+/**
+ * The UsageDeltaPublisher over the app's KafkaClient (a global KafkaModule must be imported),
+ * Clock, metrics and logger; pass `UsageDeltaPublisher` as the S3 core's usage recorder.
+ */
+@Module({})
+export class UsageDeltaModule {
+  static forRoot(options: UsageDeltaModuleOptions): DynamicModule {
+    const { closeTimeoutMs: _, ...settings } = options;
+    return {
+      module: UsageDeltaModule,
+      providers: [
+        { provide: OPTIONS, useValue: options },
+        {
+          provide: UsageDeltaPublisher,
+          useFactory: (kafka: KafkaClient, clock: Clock, registry?: MetricsRegistry, logger?: JsonLogger) =>
+            new UsageDeltaPublisher(
+              new KafkaUsageSink(kafka),
+              clock,
+              settings,
+              new UsageDeltaMetrics(registry),
+              logger?.forContext(UsageDeltaPublisher.name) ?? silentLog,
+            ),
+          inject: [KafkaClient, Clock, { token: MetricsRegistry, optional: true }, { token: JsonLogger, optional: true }],
+        },
+        UsageDeltaLifecycle,
+      ],
+      exports: [UsageDeltaPublisher],
+    };
+  }
+}
+
+/** The USAGE_* variables of an app's configuration, parsed. */
+export interface UsageEnv {
+  USAGE_DELTAS: UsageDeltaMode;
+  USAGE_BATCH_MAX: number;
+  USAGE_LINGER_MS: number;
+  USAGE_BUFFER_MAX: number;
+}
+
+/** An app's usage delta settings (`mode: 'off'`: the S3 core's usage goes nowhere). */
+export interface UsageConfig {
+  mode: UsageDeltaMode;
+  batchMax: number;
+  lingerMs: number;
+  bufferMax: number;
+  /** This host's name (the pod name in Kubernetes), the deltas' `sourceHost`. */
+  sourceHost: string;
+}
+
+export function usageConfigOf(env: UsageEnv, sourceHost = hostname()): UsageConfig {
+  return {
+    mode: env.USAGE_DELTAS,
+    batchMax: env.USAGE_BATCH_MAX,
+    lingerMs: env.USAGE_LINGER_MS,
+    bufferMax: Math.max(env.USAGE_BUFFER_MAX, env.USAGE_BATCH_MAX),
+    sourceHost,
+  };
+}
+
+/**
+ * The part of an app's shutdown budget given to sending the last deltas: they are sent after
+ * the app's own drain (requests, batches), so a quarter of the budget, at most 5 s.
+ */
+export function usageCloseTimeoutMs(shutdownTimeoutMs: number): number {
+  return Math.min(5000, Math.floor(shutdownTimeoutMs / 4));
+}

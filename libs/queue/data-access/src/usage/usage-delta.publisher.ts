@@ -1,0 +1,254 @@
+import { randomUUID } from 'crypto';
+import { usageDeltaMessage, UsageDeltaKind, UsageDeltaSource } from '@ostore/queue/contracts';
+import { Clock } from '@ostore/shared/clock';
+import { QueueLog, silentLog } from '../queue';
+import { UsageDeltaMetrics } from './usage-delta.metrics';
+
+/**
+ * One size change as the S3 core reports it (structurally its `UsageEvent`, so a publisher is the
+ * core's `UsageRecorder` without this lib depending on the core).
+ */
+export interface UsageChange {
+  bucketId: string;
+  bucket: string;
+  kind: UsageDeltaKind;
+  bytes: number;
+  objects?: number;
+}
+
+/** One encoded delta and its Kafka key (the bucket id: one bucket's deltas stay in one partition, in order). */
+export interface KeyedMessage {
+  readonly key: string;
+  readonly value: string;
+}
+
+/** Where batches go (Kafka in the apps, a fake in unit tests). */
+export interface UsageDeltaSink {
+  /** Writes the messages in order; resolves when they are durable, rejects if they may not be. */
+  send(messages: readonly KeyedMessage[]): Promise<void>;
+}
+
+export interface UsageDeltaSettings {
+  source: UsageDeltaSource;
+  /** The emitting host (pod name). */
+  sourceHost: string;
+  /** Most deltas per send; a full batch is sent at once. */
+  batchMax: number;
+  /** Longest a delta waits for its batch to fill before it is sent anyway. */
+  lingerMs: number;
+  /** Deltas held in memory while the sink fails; beyond this, new deltas are dropped (and counted). */
+  bufferMax: number;
+  /** Wait between failed sends: doubles from `initialMs` up to `maxMs`. */
+  retryBackoff: { initialMs: number; maxMs: number };
+}
+
+export const DEFAULT_USAGE_DELTA_SETTINGS: Omit<UsageDeltaSettings, 'source' | 'sourceHost'> = {
+  batchMax: 500,
+  lingerMs: 100,
+  bufferMax: 50_000,
+  retryBackoff: { initialMs: 500, maxMs: 30_000 },
+};
+
+/** Timers of the publisher (real ones by default, unref'd so that they never keep a process alive). */
+export interface PublisherTimers {
+  set(fn: () => void, ms: number): unknown;
+  clear(handle: unknown): void;
+}
+
+const realTimers: PublisherTimers = {
+  set: (fn, ms) => setTimeout(fn, ms).unref(),
+  clear: (h) => clearTimeout(h as NodeJS.Timeout),
+};
+
+/**
+ * The S3 core's UsageRecorder that publishes each change as a UsageDelta (event time from the
+ * injected Clock, a fresh event id for the consumer's deduplication) to the `usage` queue.
+ *
+ * `record()` never blocks and never throws: it encodes the delta and appends it to an in-memory
+ * buffer. Batches leave when `batchMax` deltas are waiting, or `lingerMs` after the first one,
+ * one send at a time and in buffer order (with a non-idempotent producer, two sends in flight
+ * could reorder one bucket's deltas on a retry). A failed send keeps its batch at the head of the
+ * buffer and is retried with backoff; a retried batch that had in fact been written is a
+ * duplicate, which stats drop by event id. While the sink fails the buffer grows up to
+ * `bufferMax`; deltas beyond that are dropped and counted (the next snapshot corrects the sizes).
+ * `close()` sends what is left, within a deadline.
+ */
+export class UsageDeltaPublisher {
+  private buffer: KeyedMessage[] = [];
+  private timer?: { handle: unknown; kind: 'linger' | 'retry' };
+  private sending?: Promise<void>;
+  private failures = 0;
+  private dropping = false;
+  private droppedAfterClose = false;
+  private stopping = false;
+  private closed = false;
+  private abandoned = false;
+  private closing: Promise<void> = Promise.resolve();
+  private readonly settings: UsageDeltaSettings;
+
+  constructor(
+    private readonly sink: UsageDeltaSink,
+    private readonly clock: Clock,
+    settings: Pick<UsageDeltaSettings, 'source' | 'sourceHost'> & Partial<UsageDeltaSettings>,
+    private readonly metrics: UsageDeltaMetrics = new UsageDeltaMetrics(),
+    private readonly log: QueueLog = silentLog,
+    private readonly timers: PublisherTimers = realTimers,
+    private readonly newEventId: () => string = randomUUID,
+  ) {
+    this.settings = { ...DEFAULT_USAGE_DELTA_SETTINGS, ...settings };
+    const { batchMax, bufferMax, lingerMs } = this.settings;
+    if (!(Number.isInteger(batchMax) && batchMax >= 1 && Number.isInteger(bufferMax) && bufferMax >= batchMax && lingerMs >= 0))
+      throw new Error(`usage delta settings need 1 <= batchMax <= bufferMax and lingerMs >= 0 (got ${batchMax}, ${bufferMax}, ${lingerMs})`);
+    this.metrics.buffered.set(0);
+  }
+
+  /** Deltas waiting to be sent (including a batch being sent). */
+  get buffered(): number {
+    return this.buffer.length;
+  }
+
+  record(change: UsageChange): void {
+    try {
+      if (this.closed) return this.drop('closed', change);
+      if (this.buffer.length >= this.settings.bufferMax) return this.drop('buffer_full', change);
+      const value = usageDeltaMessage({
+        bucketId: change.bucketId,
+        bucket: change.bucket,
+        kind: change.kind,
+        bytes: change.bytes,
+        ...(change.objects === undefined ? {} : { objects: change.objects }),
+        at: this.clock.now(),
+        source: this.settings.source,
+        sourceHost: this.settings.sourceHost,
+        eventId: this.newEventId(),
+      });
+      this.buffer.push({ key: change.bucketId, value });
+      this.metrics.buffered.set(this.buffer.length);
+      this.schedule();
+    } catch (e) {
+      // a delta the contract refuses (a bug of the caller): counted and logged, never thrown at a request
+      this.metrics.dropped.inc({ reason: 'invalid' });
+      this.log.error('usage delta refused by its contract; dropped', { err: (e as Error).message, bucket: change?.bucket, kind: change?.kind });
+    }
+  }
+
+  /**
+   * Sends everything buffered now (no linger), waiting while the sink fails, for up to
+   * `timeoutMs`; then drops what is left (counted as `shutdown`) and refuses later deltas.
+   * Idempotent.
+   */
+  async close(timeoutMs: number): Promise<void> {
+    if (this.stopping) return this.closing;
+    this.stopping = true;
+    this.clearTimer();
+    let deadline: unknown;
+    const expired = new Promise<'expired'>((resolve) => (deadline = this.timers.set(() => resolve('expired'), timeoutMs)));
+    this.closing = Promise.race([this.sendRest(), expired]).then((outcome) => {
+      this.timers.clear(deadline);
+      this.closed = true;
+      if (outcome === 'expired' && this.buffer.length > 0) {
+        this.abandoned = true;
+        this.metrics.dropped.inc({ reason: 'shutdown' }, this.buffer.length);
+        this.log.error('usage deltas not sent before the shutdown deadline; dropped', { count: this.buffer.length, timeoutMs });
+        this.buffer = [];
+        this.metrics.buffered.set(0);
+      }
+    });
+    return this.closing;
+  }
+
+  /** Arms the linger timer for the first delta of a batch, or sends at once when a batch is full. */
+  private schedule(): void {
+    if (this.buffer.length === 0 || this.sending || this.stopping || this.timer?.kind === 'retry') return;
+    const full = this.buffer.length >= this.settings.batchMax;
+    if (this.timer && !full) return;
+    this.clearTimer();
+    this.arm('linger', full ? 0 : this.settings.lingerMs);
+  }
+
+  private arm(kind: 'linger' | 'retry', ms: number): void {
+    const handle = this.timers.set(() => {
+      if (this.timer?.handle !== handle) return;
+      this.timer = undefined;
+      this.kick();
+    }, ms);
+    this.timer = { handle, kind };
+  }
+
+  private clearTimer(): void {
+    if (this.timer) this.timers.clear(this.timer.handle);
+    this.timer = undefined;
+  }
+
+  private kick(): void {
+    if (this.sending || this.stopping) return;
+    this.sending = this.pump().then((outcome) => {
+      this.sending = undefined;
+      if (this.stopping) return;
+      if (outcome === 'failed') this.arm('retry', this.backoffMs());
+      else this.schedule();
+    });
+  }
+
+  private backoffMs(): number {
+    const { initialMs, maxMs } = this.settings.retryBackoff;
+    return Math.min(maxMs, initialMs * 2 ** Math.min(30, this.failures - 1));
+  }
+
+  /** Sends batches from the head until the buffer is empty or a send fails. */
+  private async pump(): Promise<'empty' | 'failed'> {
+    while (this.buffer.length > 0 && !this.abandoned) {
+      const batch = this.buffer.slice(0, this.settings.batchMax);
+      try {
+        await this.sink.send(batch);
+      } catch (e) {
+        if (this.abandoned) return 'failed';
+        this.failures++;
+        this.metrics.publishErrors.inc();
+        // the first failure of an outage, then every 10th: the counter has the exact number
+        if (this.failures === 1 || this.failures % 10 === 0)
+          this.log.warn('usage deltas could not be published; retrying', {
+            err: (e as Error).message,
+            failures: this.failures,
+            buffered: this.buffer.length,
+          });
+        return 'failed';
+      }
+      if (this.abandoned) return 'empty';
+      // only this loop removes from the head, and record() only appends: the batch is still there
+      this.buffer.splice(0, batch.length);
+      this.metrics.published.inc(batch.length);
+      this.metrics.buffered.set(this.buffer.length);
+      if (this.failures > 0) {
+        this.log.info('usage deltas published again', { afterFailures: this.failures, buffered: this.buffer.length });
+        this.failures = 0;
+      }
+      if (this.dropping && this.buffer.length < this.settings.bufferMax) this.dropping = false;
+    }
+    return 'empty';
+  }
+
+  /** close(): waits for a running send, then sends the rest, retrying with backoff. */
+  private async sendRest(): Promise<'sent'> {
+    if (this.sending) await this.sending;
+    while (this.buffer.length > 0) {
+      const outcome = await this.pump();
+      if (outcome === 'failed') await new Promise<void>((r) => this.timers.set(r, this.backoffMs()));
+    }
+    return 'sent';
+  }
+
+  private drop(reason: 'buffer_full' | 'closed', change: UsageChange): void {
+    this.metrics.dropped.inc({ reason });
+    // logged once per episode of a full buffer (it ends when a send makes room) and once after the
+    // close; the counter has every drop
+    if (reason === 'closed' ? !this.droppedAfterClose : !this.dropping) {
+      if (reason === 'closed') this.droppedAfterClose = true;
+      else this.dropping = true;
+      this.log.error(
+        reason === 'closed' ? 'usage delta after shutdown; dropped' : 'usage delta buffer full; dropping deltas until the sink recovers',
+        { bufferMax: this.settings.bufferMax, bucket: change.bucket, kind: change.kind, bytes: change.bytes },
+      );
+    }
+  }
+}
