@@ -6,6 +6,7 @@
  * an app rejects at boot, a dashboard or alert on a metric that was renamed.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'fs';
+import { builtinModules } from 'module';
 import { basename, dirname, join, relative } from 'path';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { parse as parseYaml, parseAllDocuments } from 'yaml';
@@ -598,23 +599,133 @@ describe('ServiceMonitor and management Services', () => {
 
 describe('the Dockerfile', () => {
   const dockerfile = read(join(DEPLOY, 'docker/Dockerfile'));
-
-  it('builds on node:20-slim, runs the app from TypeScript through @swc-node/register as non-root under tini', () => {
+  /** The lines of one build stage, from its FROM to the next FROM. */
+  const stage = (name: string): string => {
+    const start = dockerfile.search(new RegExp(`^FROM .* AS ${name}$`, 'm'));
+    if (start < 0) throw new Error(`deploy/docker/Dockerfile has no stage ${name}`);
+    const next = dockerfile.slice(start + 1).search(/^FROM /m);
+    return next < 0 ? dockerfile.slice(start) : dockerfile.slice(start, start + 1 + next);
+  };
+  it('builds on node:20-slim, runs the compiled app as non-root under tini', () => {
     expect(dockerfile).toMatch(/^ARG NODE_IMAGE=node:20-slim$/m);
     expect(dockerfile).toMatch(/^FROM \$\{NODE_IMAGE\} AS runtime$/m);
-    expect(dockerfile).toMatch(/npm ci/);
     expect(dockerfile).toMatch(/^USER node$/m);
     expect(dockerfile).toMatch(/^ENTRYPOINT \["\/usr\/bin\/tini", "--"\]$/m);
     expect(dockerfile).toContain(
-      'exec node --enable-source-maps -r @swc-node/register \\"apps/${APP}/src/main.ts\\"',
+      'CMD ["sh", "-c", "exec node --enable-source-maps \\"dist/apps/${APP}/src/main.js\\""]',
     );
+    const instructions = dockerfile.split('\n').filter((l) => !l.startsWith('#'));
+    expect(instructions.filter((l) => /@swc-node\/register|\.ts\b/.test(l))).toEqual([]);
   });
 
-  it('copies what the runtime needs', () => {
-    for (const f of ['tsconfig.json', 'tsconfig.base.json', '.swcrc', 'apps', 'libs', 'node_modules']) {
-      expect(existsSync(join(ROOT, f))).toBe(true);
-      expect(dockerfile).toContain(`/app/${f}`);
+  it('compiles with `npm run build` (tools/build/build.mjs) after the type check', () => {
+    const pkg = JSON.parse(read(join(ROOT, 'package.json')));
+    expect(pkg.scripts.build).toBe('node tools/build/build.mjs');
+    expect(existsSync(join(ROOT, 'tools/build/build.mjs'))).toBe(true);
+    const build = stage('build');
+    expect(build).toMatch(/^FROM deps AS build$/m);
+    expect(build.indexOf('npx tsc -p tsconfig.json')).toBeGreaterThan(0);
+    expect(build.indexOf('RUN npm run build')).toBeGreaterThan(build.indexOf('npx tsc -p tsconfig.json'));
+  });
+
+  it('the runtime gets production dependencies only, from their own stage, and dist/', () => {
+    const prod = stage('prod-deps');
+    expect(prod).toMatch(/^FROM \$\{NODE_IMAGE\} AS prod-deps$/m);
+    expect(prod).toContain('COPY package.json package-lock.json ./');
+    expect(prod).toMatch(/^RUN npm ci --omit=dev --ignore-scripts\b/m);
+    const runtime = stage('runtime');
+    expect(runtime).toContain('COPY --from=prod-deps --chown=root:root /app/node_modules ./node_modules');
+    expect(runtime).toContain('COPY --from=build --chown=root:root /app/dist ./dist');
+    // from the build stage only dist/: no sources, not its node_modules with the devDependencies
+    for (const line of runtime.split('\n').filter((l) => l.startsWith('COPY --from=build'))) {
+      expect(line).toBe('COPY --from=build --chown=root:root /app/dist ./dist');
     }
+  });
+
+  it('dist/ is built inside the image, never sent from the host', () => {
+    const ignore = read(join(DEPLOY, 'docker/Dockerfile.dockerignore'))
+      .split('\n')
+      .map((l) => l.trim());
+    expect(ignore).toContain('dist');
+  });
+
+  it.each(APPS.map((a) => [a]))(
+    'APP=%s: the CMD runs the file the build compiles from apps/<app>/src/main.ts',
+    (app) => {
+      const entry = /exec node --enable-source-maps \\"(dist\/[^"\\]+\.js)\\"/.exec(dockerfile)![1];
+      const js = entry.replace('${APP}', app);
+      expect(js).toBe(`dist/apps/${app}/src/main.js`);
+      // tools/build/build.mjs mirrors apps/ and libs/ under dist/, .ts -> .js
+      expect(existsSync(join(ROOT, js.replace(/^dist\//, '').replace(/\.js$/, '.ts')))).toBe(true);
+    },
+  );
+});
+
+describe('runtime dependencies of the image', () => {
+  /**
+   * The packages the production code imports, found by following the imports from each entry
+   * the image runs (relative paths and the tsconfig @ostore/* aliases): the runtime stage has
+   * only `dependencies`, so one of these in `devDependencies` fails with "Cannot find module"
+   * in production while every test (full node_modules) passes. Type-only imports are skipped;
+   * an import used only as a type is counted (stricter than the compiled output).
+   */
+  const paths: Record<string, string[]> = JSON.parse(read(join(ROOT, 'tsconfig.base.json'))).compilerOptions
+    .paths;
+  const builtins = new Set(builtinModules);
+  const pkg = JSON.parse(read(join(ROOT, 'package.json')));
+
+  function resolveTs(from: string, spec: string): string | undefined {
+    const base = spec.startsWith('.') ? join(dirname(from), spec) : paths[spec] && join(ROOT, paths[spec][0]);
+    if (!base) return undefined;
+    return [base, `${base}.ts`, join(base, 'index.ts')].find((f) => existsSync(f) && statSync(f).isFile());
+  }
+
+  function packagesOf(entries: string[]): Map<string, string> {
+    const seen = new Set<string>();
+    const packages = new Map<string, string>(); // package -> first importing file
+    const queue = entries.map((e) => join(ROOT, e));
+    for (let file = queue.shift(); file; file = queue.shift()) {
+      if (seen.has(file)) continue;
+      seen.add(file);
+      const text = read(file);
+      const specs = [
+        ...text.matchAll(/^\s*(?:import|export)\s+(?!type\s)(?:[^'";]*?\sfrom\s+)?['"]([^'"]+)['"]/gm),
+        ...text.matchAll(/\b(?:require|import)\(\s*['"]([^'"]+)['"]\s*\)/g),
+      ].map((m) => m[1]);
+      for (const spec of specs) {
+        if (spec.startsWith('.') || spec.startsWith('@ostore/')) {
+          const target = resolveTs(file, spec);
+          if (!target) throw new Error(`${rel(file)}: cannot resolve ${spec}`);
+          queue.push(target);
+          continue;
+        }
+        const name = spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0];
+        if (spec.startsWith('node:') || builtins.has(name)) continue;
+        if (!packages.has(name)) packages.set(name, rel(file));
+      }
+    }
+    return packages;
+  }
+
+  const entries = [...APPS.map((a) => `apps/${a}/src/main.ts`), 'libs/shared/runtime/src/cli/migrate.ts'];
+  const used = packagesOf(entries);
+
+  it('finds the packages the apps import (the walk follows relative imports and @ostore aliases)', () => {
+    for (const p of ['@nestjs/common', '@nestjs/core', 'cassandra-driver', 'kafkajs', 'zod', 'prom-client'])
+      expect([p, used.has(p)]).toEqual([p, true]);
+    // spec-only helpers compiled into dist/ but never imported by an entry are not counted
+    expect(used.has('@aws-sdk/client-s3')).toBe(false);
+  });
+
+  it('every package imported from an entry the image runs is in "dependencies"', () => {
+    const missing = [...used]
+      .filter(([name]) => !(name in pkg.dependencies))
+      .map(([name, file]) => `${name} (imported by ${file})`);
+    expect(missing).toEqual([]);
+  });
+
+  it('@nestjs/core loads @nestjs/platform-express for NestFactory.create: it is a dependency too', () => {
+    expect(pkg.dependencies['@nestjs/platform-express']).toBeDefined();
   });
 });
 

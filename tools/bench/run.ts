@@ -2,7 +2,7 @@
  * The gateway benchmark: `npm run bench -- small|large|memory|all|check|build-warp|selftest`.
  * See tools/bench/README.md. All load goes to 127.0.0.1, bounded in time.
  */
-import { ChildProcess, spawn } from 'child_process';
+import { ChildProcess, spawn, spawnSync } from 'child_process';
 import { randomBytes } from 'crypto';
 import { mkdirSync, rmSync } from 'fs';
 import { loadavg } from 'os';
@@ -513,6 +513,7 @@ async function startEnvironment(bench: Bench): Promise<Environment> {
     blockDir,
     logFile: join(WORK_DIR, bench.runStamp, 'gateway.log'),
     cpuProfileDir: profileDir,
+    runtime: a.runtime,
     extraEnv: a.gatewayEnv,
   });
   const cassandraStats = new CassandraStats(info.cassandra.clientOptions, keyspace);
@@ -539,6 +540,7 @@ async function startEnvironment(bench: Bench): Promise<Environment> {
   activeTeardown = teardown;
   log(`gateway: starting (keyspace ${keyspace}, block store ${a.blockStore}${a.profile ? ', --cpu-prof' : ''})`);
   try {
+    if (a.runtime === 'dist') buildDist();
     await gateway.start();
   } catch (e) {
     await teardown();
@@ -558,13 +560,20 @@ async function startEnvironment(bench: Bench): Promise<Environment> {
       metrics: () => gateway.metrics(),
     },
     tools: {
-      gateway: `apps/gateway via node -r @swc-node/register, BLOCK_STORE=${a.blockStore}, LOG_LEVEL=warn${envText(a.gatewayEnv)}, keyspace ${keyspace}`,
+      gateway: `apps/gateway via ${a.runtime === 'dist' ? 'node dist/apps/gateway/src/main.js (npm run build)' : 'node -r @swc-node/register'}, BLOCK_STORE=${a.blockStore}, LOG_LEVEL=warn${envText(a.gatewayEnv)}, keyspace ${keyspace}`,
       ...(pids.cassandraRelease ? { cassandra: `${pids.cassandraRelease} (local stack, same machine)` } : {}),
     },
     teardown,
     gateway,
     profileFile: () => (profileDir ? newestCpuProfile(profileDir) : undefined),
   };
+}
+
+/** `npm run build`: the gateway then runs from dist/ as it does in production images. */
+function buildDist(): void {
+  const r = spawnSync(process.execPath, [join(REPO_ROOT, 'tools', 'build', 'build.mjs')], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`npm run build failed (${r.status}): ${r.stderr || r.stdout}`);
+  log(r.stdout.trim());
 }
 
 /** Spawns the fake S3 (selftest) as its own process; resolves with its address once it listens. */

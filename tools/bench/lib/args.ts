@@ -25,6 +25,8 @@ export interface BenchArgs {
   /** warp: UNSIGNED-PAYLOAD (--disable-sha256-payload) instead of aws-chunked streaming signatures. */
   unsignedPayload: boolean;
   blockStore: 'fs' | 'cassandra';
+  /** dist: the compiled build (`npm run build`, as production runs); register: TypeScript through @swc-node/register (as `npm start`). */
+  runtime: 'dist' | 'register';
   profile: boolean;
   keep: boolean;
   /** Use a running gateway instead of starting one. */
@@ -74,6 +76,8 @@ options (defaults in brackets)
   --client warp              warp | sdk | both  (small and large; sdk when warp is missing)
   --signed-payload           warp sends aws-chunked streaming-signed bodies (default: UNSIGNED-PAYLOAD)
   --block-store fs           fs | cassandra
+  --runtime dist             dist: compiled JavaScript (built first, as production runs it) |
+                             register: TypeScript through @swc-node/register (as npm start)
   --profile                  run the gateway under node --cpu-prof and add the hotspots per
                              phase (such a run is recorded apart from the measured numbers)
   --gateway-env NAME=value   extra gateway environment, repeatable (experiments, e.g.
@@ -106,6 +110,7 @@ export function parseArgs(argv: string[]): BenchArgs {
     client: 'warp',
     unsignedPayload: true,
     blockStore: 'fs',
+    runtime: 'dist',
     profile: false,
     keep: false,
     dryRun: false,
@@ -198,6 +203,9 @@ export function parseArgs(argv: string[]): BenchArgs {
         break;
       case '--block-store':
         a.blockStore = oneOf(['fs', 'cassandra'] as const);
+        break;
+      case '--runtime':
+        a.runtime = oneOf(['dist', 'register'] as const);
         break;
       case '--profile':
         a.profile = true;

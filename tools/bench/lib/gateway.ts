@@ -29,6 +29,8 @@ export interface GatewayOptions {
   logFile: string;
   /** Write a V8 CPU profile (node --cpu-prof) into this folder when the gateway exits. */
   cpuProfileDir?: string;
+  /** dist: `node dist/apps/gateway/src/main.js` (compiled by tools/build); register: the TypeScript source. */
+  runtime?: 'dist' | 'register';
   extraEnv?: Record<string, string>;
 }
 
@@ -90,13 +92,14 @@ export class GatewayProcess {
       LOG_LEVEL: 'warn',
       ...o.extraEnv,
     };
-    const nodeArgs = ['-r', '@swc-node/register'];
+    const dist = o.runtime !== 'register';
+    const nodeArgs = dist ? [] : ['-r', '@swc-node/register'];
     if (o.cpuProfileDir) {
       mkdirSync(o.cpuProfileDir, { recursive: true });
       nodeArgs.push('--cpu-prof', '--cpu-prof-dir', o.cpuProfileDir);
     }
     const log = createWriteStream(o.logFile, { flags: 'a' });
-    const child = spawn(process.execPath, [...nodeArgs, 'apps/gateway/src/main.ts'], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...nodeArgs, dist ? 'dist/apps/gateway/src/main.js' : 'apps/gateway/src/main.ts'], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
     this.child = child;
     const keep = (d: Buffer) => {
       log.write(d);
