@@ -163,6 +163,8 @@ function configFromEnv(opts = {}) {
       numTokens: opts.numTokens ?? envInt('OSTORE_CASSANDRA_NUM_TOKENS', 16),
       heap: opts.cassandraHeap || envStr('OSTORE_CASSANDRA_HEAP', '2G'),
       clusterName: opts.clusterName || envStr('OSTORE_CASSANDRA_CLUSTER_NAME', 'ostore-local'),
+      // '' keeps Cassandra's default (v1); v2 = fewer round trips per LWT (a node restart applies it)
+      paxosVariant: opts.paxosVariant || envStr('OSTORE_CASSANDRA_PAXOS_VARIANT', ''),
     },
     kafka: {
       version: opts.kafkaVersion || envStr('OSTORE_KAFKA_VERSION', DEFAULT_KAFKA_VERSION),
@@ -422,7 +424,7 @@ concurrent_materialized_view_writes: 8
 auto_snapshot: false
 authenticator: AllowAllAuthenticator
 authorizer: AllowAllAuthorizer
-`;
+${c.paxosVariant ? `paxos_variant: ${c.paxosVariant}\n` : ''}`;
 }
 
 function cassandraLogback(cfg, i) {

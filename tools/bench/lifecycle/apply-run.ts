@@ -97,6 +97,21 @@ async function metricSum(url: string, name: string): Promise<number> {
     .reduce((s, l) => s + Number(l.split(' ').pop()), 0);
 }
 
+/**
+ * Statements the Cassandra node coordinated for one keyspace so far, from its virtual tables: reads
+ * (single-partition, SERIAL reads included), range scans and writes (batches count per mutation).
+ * Not the Paxos rounds themselves (those touch `system.paxos`), but every request of the deletion.
+ */
+async function coordinated(admin: ReturnType<typeof createDriverClient>, keyspace: string) {
+  const out = { reads: 0, scans: 0, writes: 0 };
+  const tables = { reads: 'coordinator_read_latency', scans: 'coordinator_scan_latency', writes: 'coordinator_write_latency' } as const;
+  for (const [k, table] of Object.entries(tables) as [keyof typeof out, string][]) {
+    const rs = await admin.execute(`SELECT count FROM system_views.${table} WHERE keyspace_name = ?`, [keyspace]);
+    out[k] = rs.rows.reduce((sum, r) => sum + Number(r['count']), 0);
+  }
+  return out;
+}
+
 export async function main(argv: string[]): Promise<number> {
   const o = parseArgs(argv);
   // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -220,8 +235,10 @@ export async function main(argv: string[]): Promise<number> {
   );
   await sleep(1100); // one debug day: everything is due
   const schedulerPid = app.pid;
-  const cassandraPid = readPid(resolve(ROOT, '.stack/cassandra/node1/cassandra.pid'));
+  const stackDir = resolve(process.env['OSTORE_STACK_DIR'] ?? resolve(ROOT, '.stack'));
+  const cassandraPid = readPid(resolve(stackDir, 'cassandra/node1/cassandra.pid'));
   const cpu0 = { scheduler: cpuSeconds(schedulerPid), cassandra: cpuSeconds(cassandraPid) };
+  const requests0 = await coordinated(admin, keyspace);
   const published = Date.now();
   for (let p = 0; p < o.partitions; p++) {
     const mine = messages.filter((_, i) => i % o.partitions === p);
@@ -250,12 +267,14 @@ export async function main(argv: string[]): Promise<number> {
     await sleep(200);
   }
   const cpu1 = { scheduler: cpuSeconds(schedulerPid), cassandra: cpuSeconds(cassandraPid) };
-  const [applied, skipped, failed, durSum, durCount] = await Promise.all([
+  const requests1 = await coordinated(admin, keyspace);
+  const [applied, skipped, failed, durSum, durCount, blocksDeleted] = await Promise.all([
     metricSum(url, 'ostore_lifecycle_actions_applied_total'),
     metricSum(url, 'ostore_lifecycle_actions_skipped_total'),
     metricSum(url, 'ostore_lifecycle_apply_failures_total'),
     metricSum(url, 'ostore_lifecycle_apply_duration_seconds_sum'),
     metricSum(url, 'ostore_lifecycle_apply_duration_seconds_count'),
+    metricSum(url, 'ostore_blocks_deleted_total'),
   ]);
   const seconds = (last - published) / 1000;
   const steady = (last - first) / 1000;
@@ -292,12 +311,20 @@ export async function main(argv: string[]): Promise<number> {
       scheduler: Number((((cpu1.scheduler - cpu0.scheduler) / applied) * 1000).toFixed(2)),
       cassandra: Number((((cpu1.cassandra - cpu0.cassandra) / applied) * 1000).toFixed(2)),
     },
+    // per deletion: statements coordinated for the bench keyspace (Paxos rounds not counted apart)
+    requestsPerDeletion: {
+      reads: Number(((requests1.reads - requests0.reads) / applied).toFixed(2)),
+      scans: Number(((requests1.scans - requests0.scans) / applied).toFixed(2)),
+      writes: Number(((requests1.writes - requests0.writes) / applied).toFixed(2)),
+    },
+    blocksDeleted,
     objectsLeftListed: o.mode === 'noncurrent' ? undefined : remaining,
     machine: {
       nproc: cpus().length,
       cpu: cpus()[0]?.model,
       memory: `${Math.round(totalmem() / 2 ** 30)} GiB`,
       node: process.version,
+      cassandra: `${info.cassandra.host}:${info.cassandra.port}`,
       loadBefore: load0.map((x) => x.toFixed(2)).join(' '),
       loadAfter: loadavg().map((x) => x.toFixed(2)).join(' '),
     },

@@ -137,18 +137,22 @@ export class BlockReclaimer {
         this.conflicts.inc({ op: 'delete' });
         continue;
       }
-      await this.stores.get(deleting.tier).delete(deleting.blockId);
-      // Lost only if another deleter finished first (same bytes gone, status removed): fine either way.
-      await this.repo.forget(deleting.blockId, deleting.version);
-      this.deleted.inc({ tier: deleting.tier, reason: policy.reason });
-      this.deletedBytes.inc({ tier: deleting.tier, reason: policy.reason }, deleting.size);
-      this.log.debug('block deleted', {
-        blockId: deleting.blockId,
-        tier: deleting.tier,
-        reason: policy.reason,
-      });
+      await this.finish(deleting, policy.reason);
       return 'reclaimed';
     }
     throw new BlockContentionError(hint.blockId, this.settings.casAttempts);
+  }
+
+  /**
+   * Steps 3-4 for a block this caller moved to 'deleting' (here, or in one compare-and-set with
+   * the release of its last reference: `BlockStateRepository.releaseLastRef`).
+   */
+  async finish(deleting: BlockState, reason: ReclaimReason): Promise<void> {
+    await this.stores.get(deleting.tier).delete(deleting.blockId);
+    // Lost only if another deleter finished first (same bytes gone, status removed): fine either way.
+    await this.repo.forget(deleting.blockId, deleting.version);
+    this.deleted.inc({ tier: deleting.tier, reason });
+    this.deletedBytes.inc({ tier: deleting.tier, reason }, deleting.size);
+    this.log.debug('block deleted', { blockId: deleting.blockId, tier: deleting.tier, reason });
   }
 }

@@ -30,7 +30,9 @@ const PENDING_LIMIT = 10_000;
  *
  * Release path: a GC candidate is recorded first, then the reference is deleted, then the shared
  * reclaim protocol (see BlockReclaimer) deletes the block if nothing refers to it — safe against a
- * concurrent addRefs of the same block (CopyObject): one of the two compare-and-sets loses.
+ * concurrent addRefs of the same block (CopyObject): one of the two compare-and-sets loses. The
+ * release of a block's only reference deletes it and starts the reclaim in one compare-and-set
+ * (see releaseOne).
  */
 export class CassandraBlockManager implements BlockManager {
   private readonly log: ContextLogger;
@@ -254,21 +256,38 @@ export class CassandraBlockManager implements BlockManager {
     throw new BlockContentionError(block.blockId, this.settings.casAttempts);
   }
 
+  /**
+   * Common case — `ref` is the block's only reference: the reference goes and the block moves to
+   * 'deleting' in ONE compare-and-set (on the version read with `ref` as the only reference: it
+   * loses to any addRef since, as markDeleting does), then bytes and status are removed
+   * (BlockReclaimer.finish). Two Paxos rounds instead of four (deleteRef, SERIAL read,
+   * markDeleting, forget). Otherwise (shared block, lost race, untrusted status, reference
+   * already gone) the general path: delete the reference, then the reclaim protocol.
+   */
   private async releaseOne(block: BlockRef, ref: string): Promise<void> {
     const now = this.clock.now();
     // Recorded before the reference goes: if we die before the block is deleted, the GC finds it.
-    await this.repo.recordCandidate(
-      {
-        shard: shardOf(block.blockId, this.settings.gcShards),
-        hourBucket: hourBucketOf(now.getTime()),
-        blockId: block.blockId,
-        reason: 'release',
-        tier: block.tier,
-        size: block.size,
-        createdAt: now,
-      },
-      this.settings.candidateTtlSeconds,
-    );
+    // The read only informs the compare-and-set below, so both go out together.
+    const [, seen] = await Promise.all([
+      this.repo.recordCandidate(
+        {
+          shard: shardOf(block.blockId, this.settings.gcShards),
+          hourBucket: hourBucketOf(now.getTime()),
+          blockId: block.blockId,
+          reason: 'release',
+          tier: block.tier,
+          size: block.size,
+          createdAt: now,
+        },
+        this.settings.candidateTtlSeconds,
+      ),
+      this.repo.readRefs(block.blockId, 2),
+    ]);
+    if (seen.state?.status === 'committed' && seen.refs.length === 1 && seen.refs[0] === ref) {
+      const deleting = await this.repo.releaseLastRef(seen.state, ref, this.settings.inFlightTtlSeconds);
+      if (deleting) return this.reclaimer.finish(deleting, 'released');
+      this.reclaimer.conflict('release');
+    }
     await this.repo.deleteRef(block.blockId, ref);
     await this.reclaimer.reclaim(block, { reason: 'released', trustAbsent: true });
   }

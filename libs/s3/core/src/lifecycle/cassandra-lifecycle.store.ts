@@ -106,6 +106,11 @@ export class CassandraLifecycleStore implements LifecycleStore {
     });
   }
 
+  newestRows(bucket: BucketRow, key: string, limit: number): Promise<VersionRow[]> {
+    const { parent, name } = splitKey(key);
+    return this.ms.versions.newest(bucket.bucketId, parent, name, limit);
+  }
+
   rowsBelow(_bucket: BucketRow, _key: string, row: VersionRow, limit: number): Promise<VersionRow[]> {
     return this.ms.versions.olderThan(locOf(row), limit);
   }

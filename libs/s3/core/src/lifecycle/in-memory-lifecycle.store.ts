@@ -207,6 +207,10 @@ export class InMemoryLifecycleStore implements LifecycleStore {
     return row;
   }
 
+  async newestRows(bucket: BucketRow, key: string, limit: number): Promise<VersionRow[]> {
+    return this.rowsOf(bucket, key).slice(0, limit);
+  }
+
   async rowsBelow(bucket: BucketRow, key: string, row: VersionRow, limit: number): Promise<VersionRow[]> {
     return this.rowsOf(bucket, key)
       .filter((r) => r.vts < row.vts || (r.vts === row.vts && r.vid < row.vid))

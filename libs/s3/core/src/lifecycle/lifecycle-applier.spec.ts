@@ -77,7 +77,52 @@ describe(LifecycleApplier.name, () => {
       expect(await sut.applyVersion(target(b, 'k', v))).toMatchObject({ outcome: 'applied', markerVersionId: 'null' });
       expect(kinds(b, 'k')).toEqual(['ghost:null']);
       expect(store.releasedBlocks).toEqual(blocks);
-      expect(store.calls).toEqual(['claim', 'commit:ghost:null', 'remove:version', 'converge', 'release']);
+      // the null rows are converged over the one read beneath the ghost (no separate null_versions read)
+      expect(store.calls).toEqual(['claim', 'commit:ghost:null', 'remove:version', 'release']);
+    });
+
+    it('takes its ghost back when a null PUT lands beneath it while it applies (unversioned)', async () => {
+      const b = store.addBucket('plain', 'Unversioned', lifecycle(expireDays(1)));
+      const v = store.put(b, 'k');
+      clock.advance(DAY_MS);
+      let late: { vid: string } | undefined;
+      store.afterCommitMarker = (marker) => {
+        late = store.put(b, 'k', { at: new Date(Math.floor(marker.vts / 1000) - 1) });
+      };
+
+      expect(await sut.applyVersion(target(b, 'k', v))).toMatchObject({ outcome: 'skipped', reason: 'concurrent-write' });
+      // the late PUT and the expired version are both still there (the late writer converges them)
+      expect(store.rowsOf(b, 'k').map((r) => r.vid)).toEqual([late!.vid, v.vid]);
+      expect(store.calls).toEqual(['claim', 'commit:ghost:null', 'remove:marker', 'reconcile', 'release']);
+    });
+
+    it('removes its own ghost when a newer null PUT lands above it (the newest null version wins)', async () => {
+      const b = store.addBucket('plain', 'Unversioned', lifecycle(expireDays(1)));
+      const v = store.put(b, 'k');
+      clock.advance(DAY_MS);
+      let fresh: { vid: string } | undefined;
+      store.afterCommitMarker = () => {
+        clock.advance(5);
+        fresh = store.put(b, 'k');
+      };
+
+      expect(await sut.applyVersion(target(b, 'k', v))).toMatchObject({ outcome: 'applied' });
+      expect(store.rowsOf(b, 'k').map((r) => r.vid)).toEqual([fresh!.vid]);
+    });
+
+    it('converges through null_versions when the key has more rows than the check reads', async () => {
+      const b = store.addBucket('susp', 'Suspended', lifecycle(expireDays(1)));
+      for (let i = 0; i < 20; i++) {
+        store.put(b, 'k', { isNull: false });
+        clock.advance(10);
+      }
+      const v = store.put(b, 'k', { isNull: true });
+      clock.advance(DAY_MS);
+
+      expect(await sut.applyVersion(target(b, 'k', v))).toMatchObject({ outcome: 'applied' });
+      expect(kinds(b, 'k').slice(0, 2)).toEqual(['marker:null', 'object']);
+      expect(store.rowsOf(b, 'k')).toHaveLength(21);
+      expect(store.calls).toEqual(['claim', 'commit:marker:null', 'remove:version', 'converge', 'release']);
     });
 
     it('adds a null marker in a suspended bucket, removing the null version but not older versions', async () => {

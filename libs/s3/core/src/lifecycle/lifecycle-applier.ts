@@ -355,16 +355,33 @@ export class LifecycleApplier {
     if (id.vts <= row.vts) id = this.store.newMarkerId();
     if (id.vts <= row.vts) throw new Error(`clock behind the version to expire (vts ${row.vts}); not expiring ${bucket.name}/${key}`);
     const marker = await this.store.commitMarker(bucket, key, { vid: id.vid, kind, isNull });
-    const [below] = await this.store.rowsBelow(bucket, key, marker, 1);
+    // For a null marker one read of the key's newest rows serves both the check beneath the marker
+    // and the null convergence: it holds every null row when it holds every row of the key (a
+    // null row and its `null_versions` mirror are written and deleted in one mutation).
+    const rows = isNull ? await this.store.newestRows(bucket, key, NULL_CHECK_ROWS + 1) : [];
+    const at = rows.findIndex((r) => r.vid === marker.vid);
+    const [below] = at >= 0 ? rows.slice(at + 1, at + 2) : await this.store.rowsBelow(bucket, key, marker, 1);
     if (below?.vid !== row.vid) {
       await this.store.removeVersion(bucket, marker);
       await this.store.reconcileIndex(bucket, key, marker.vts);
       return undefined;
     }
-    if (isNull) await this.store.convergeNulls(bucket, key);
+    if (isNull) {
+      if (at >= 0 && rows.length <= NULL_CHECK_ROWS) {
+        // convergeNulls over the rows just read: every null row but the newest goes
+        for (const stale of rows.filter((r) => r.isNull).slice(1)) await this.store.removeVersion(bucket, stale);
+      } else await this.store.convergeNulls(bucket, key);
+    }
     return versionIdOfRow(marker);
   }
 }
+
+/**
+ * Rows of a key read after committing a null marker (normally 2: the marker and the expired null
+ * version). A key with more rows (a suspended bucket's older versions) falls back to reading
+ * `null_versions` for the convergence.
+ */
+const NULL_CHECK_ROWS = 16;
 
 /** The visible row a target vid names ('null': the key's null version as readers see it). */
 function targetRow(view: GroupView, vid: string): VersionRow | undefined {

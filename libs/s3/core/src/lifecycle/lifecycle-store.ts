@@ -59,6 +59,8 @@ export interface LifecycleStore {
     key: string,
     marker: { vid: string; kind: 'marker' | 'ghost'; isNull: boolean },
   ): Promise<VersionRow>;
+  /** The key's newest `limit` rows (markers and ghosts included), newest first. */
+  newestRows(bucket: BucketRow, key: string, limit: number): Promise<VersionRow[]>;
   /** The rows of the key just older than `row`, newest first. */
   rowsBelow(bucket: BucketRow, key: string, row: VersionRow, limit: number): Promise<VersionRow[]>;
   /** Permanent delete of one row: the row, then its block references and manifest (usage recorded). */

@@ -136,6 +136,43 @@ export class BlockStateRepository {
     return { applied: false, refExisted: refRow !== undefined, current };
   }
 
+  /**
+   * The status and the first `limit` references of a block, read at the session consistency (not
+   * SERIAL): a hint for `releaseLastRef`, whose compare-and-set on `version` is what decides. A
+   * quorum read sees every committed Paxos write; one still in progress is finished by the next
+   * Paxos round on the partition, and every write that adds a reference bumps `version`.
+   */
+  async readRefs(blockId: string, limit: number): Promise<{ state?: BlockState; refs: string[] }> {
+    const rs = await this.cassandra.execute(
+      `SELECT ref, ${STATUS_COLUMNS} FROM block_refs WHERE block_id = ? LIMIT ?`,
+      [blockId, limit],
+      { isIdempotent: true },
+    );
+    const first = rs.first();
+    return {
+      state: first ? toState(blockId, first) : undefined,
+      refs: rs.rows.map((r) => r['ref'] as string | null).filter((r): r is string => r !== null),
+    };
+  }
+
+  /**
+   * Drops `ref` AND moves the block to 'deleting' (whole status rewritten with `ttlSeconds`, as
+   * `markDeleting` does) in ONE compare-and-set, applied only if the block is still at
+   * `state.version` — i.e. no reference was added since `state` was read with `ref` as its only
+   * reference. Returns the 'deleting' state, or undefined when the compare-and-set lost.
+   */
+  async releaseLastRef(state: BlockState, ref: string, ttlSeconds: number): Promise<BlockState | undefined> {
+    const next = { ...state, status: 'deleting' as const, version: state.version + 1, firstRef: undefined };
+    const rs = await this.cassandra.batch([
+      { query: `DELETE FROM block_refs WHERE block_id = ? AND ref = ?`, params: [state.blockId, ref] },
+      {
+        query: `UPDATE block_refs USING TTL ? SET status = 'deleting', is_alive = true, version = ?, md5 = ?, size = ?, tier = ?, created_at = ? WHERE block_id = ? IF version = ?`,
+        params: [ttlSeconds, next.version, state.md5, state.size, state.tier, state.createdAt, state.blockId, state.version],
+      },
+    ]);
+    return rs.wasApplied() ? next : undefined;
+  }
+
   /** Removes one reference (a Paxos delete: see the class comment). True if it was there. */
   async deleteRef(blockId: string, ref: string): Promise<boolean> {
     const rs = await this.cassandra.execute(

@@ -1,0 +1,110 @@
+import { promises as fs } from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { CassandraClient } from '@ostore/shared/cassandra';
+import { SystemClock } from '@ostore/shared/clock';
+import { BlockStore, LocalFsBlockStore } from '../src';
+import { blockStorage, bodyOf, migratedKeyspace, pattern } from './support';
+
+const KiB = 1024;
+
+/**
+ * The release of a block's last reference: the reference and the move to 'deleting' in one
+ * compare-and-set (BlockStateRepository.releaseLastRef), the general path otherwise.
+ */
+describe('releasing block references against the real Cassandra', () => {
+  let cassandra: CassandraClient;
+  let other: CassandraClient;
+  let root: string;
+  let store: BlockStore;
+
+  beforeAll(async () => {
+    cassandra = await migratedKeyspace('blockrelease');
+    other = new CassandraClient(cassandra.options);
+    await other.connect();
+    root = await fs.mkdtemp(path.join(os.tmpdir(), 'ostore-release-'));
+    store = new LocalFsBlockStore({ tier: 'standard', root });
+  });
+  afterAll(async () => {
+    await cassandra?.shutdown();
+    await other?.shutdown();
+    await fs.rm(root, { recursive: true, force: true });
+  });
+  afterEach(() => jest.restoreAllMocks());
+
+  const refsOf = async (blockId: string) =>
+    (await cassandra.execute('SELECT ref FROM block_refs WHERE block_id = ?', [blockId])).rows
+      .map((r) => r['ref'] as string | null)
+      .filter((r): r is string => r !== null);
+  const storage = (client: CassandraClient) =>
+    blockStorage(client, [store], new SystemClock(), { blockSize: 16 * KiB });
+
+  it('deletes a block whose only reference goes without a SERIAL read or a separate reference delete', async () => {
+    const { manager, repo } = storage(cassandra);
+    const { blocks } = await manager.writeStream(bodyOf(pattern(40 * KiB, 31)));
+    await manager.addRefs(blocks, 'v:only');
+    const serialReads = jest.spyOn(repo, 'read');
+    const refDeletes = jest.spyOn(repo, 'deleteRef');
+    const lastRefReleases = jest.spyOn(repo, 'releaseLastRef');
+
+    await manager.releaseRefs(blocks, 'v:only');
+
+    expect(lastRefReleases).toHaveBeenCalledTimes(blocks.length);
+    expect(serialReads).not.toHaveBeenCalled();
+    expect(refDeletes).not.toHaveBeenCalled();
+    for (const b of blocks) {
+      expect(await manager.inspect(b.blockId)).toBeUndefined();
+      expect(await store.exists(b.blockId)).toBe(false);
+      expect(await refsOf(b.blockId)).toEqual([]);
+    }
+    // released again (a redelivered deletion): nothing left to do, no error
+    await expect(manager.releaseRefs(blocks, 'v:only')).resolves.toBeUndefined();
+  });
+
+  it('keeps a shared block: only the released reference goes', async () => {
+    const { manager, repo } = storage(cassandra);
+    const { blocks } = await manager.writeStream(bodyOf(pattern(16 * KiB, 32)));
+    await manager.addRefs(blocks, 'v:a');
+    await manager.addRefs(blocks, 'v:b');
+    const lastRefReleases = jest.spyOn(repo, 'releaseLastRef');
+
+    await manager.releaseRefs(blocks, 'v:a');
+
+    expect(lastRefReleases).not.toHaveBeenCalled();
+    expect(await refsOf(blocks[0].blockId)).toEqual(['v:b']);
+    expect(await store.exists(blocks[0].blockId)).toBe(true);
+    expect(await manager.inspect(blocks[0].blockId)).toMatchObject({ status: 'committed', referenced: true });
+    await manager.releaseRefs(blocks, 'v:b');
+    expect(await store.exists(blocks[0].blockId)).toBe(false);
+  });
+
+  it('loses the compare-and-set to a reference added after the read, and then keeps the block', async () => {
+    const mine = storage(cassandra);
+    const gateway2 = storage(other);
+    const { blocks } = await mine.manager.writeStream(bodyOf(pattern(16 * KiB, 33)));
+    await mine.manager.addRefs(blocks, 'v:old');
+    const seen = await mine.repo.readRefs(blocks[0].blockId, 2);
+    expect(seen).toMatchObject({ state: { status: 'committed' }, refs: ['v:old'] });
+
+    await gateway2.manager.addRefs(blocks, 'v:copy'); // a CopyObject between the read and the CAS
+    expect(await mine.repo.releaseLastRef(seen.state!, 'v:old', 60)).toBeUndefined();
+    expect(await refsOf(blocks[0].blockId)).toEqual(['v:copy', 'v:old']);
+
+    // The manager, caught the same way, falls back to the general path and keeps the copy's block.
+    const readRefs = mine.repo.readRefs.bind(mine.repo);
+    jest.spyOn(mine.repo, 'readRefs').mockImplementationOnce(async (id, limit) => {
+      const stale = { state: seen.state, refs: ['v:old'] };
+      await readRefs(id, limit);
+      return stale;
+    });
+    await mine.manager.releaseRefs(blocks, 'v:old');
+    expect(await refsOf(blocks[0].blockId)).toEqual(['v:copy']);
+    expect(await store.exists(blocks[0].blockId)).toBe(true);
+    expect(await mine.manager.inspect(blocks[0].blockId)).toMatchObject({ status: 'committed', referenced: true });
+    expect(await mine.metrics.render()).toMatch(/ostore_block_cas_conflicts_total\{op="release"[^}]*\} 1\n/);
+
+    await gateway2.manager.releaseRefs(blocks, 'v:copy');
+    expect(await store.exists(blocks[0].blockId)).toBe(false);
+    expect(await mine.manager.inspect(blocks[0].blockId)).toBeUndefined();
+  });
+});
