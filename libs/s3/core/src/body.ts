@@ -14,7 +14,8 @@ export async function storeBody(
   algorithms: ChecksumAlgorithm[] | undefined,
   verify: BodyVerifier | undefined,
 ): Promise<{ stored: StoredBody; digests: BodyDigests }> {
-  const tap = new DigestTap(algorithms ?? []);
+  // A manager that digests bodies hashes off the event loop: the tap then skips its MD5.
+  const tap = new DigestTap(algorithms ?? [], { md5: !blocks.digestsBody });
   // pipeline forwards a body error to the tap, so writeStream sees it and discards its blocks
   pipeline(body, tap, () => undefined);
   let stored: StoredBody;
@@ -25,7 +26,7 @@ export async function storeBody(
     tap.destroy();
     throw e;
   }
-  const digests = tap.result();
+  const digests = withStoredMd5(tap.result(), stored);
   if (verify) {
     try {
       await verify({ md5: digests.md5, size: digests.size, checksums: digests.checksums });
@@ -35,6 +36,13 @@ export async function storeBody(
     }
   }
   return { stored, digests };
+}
+
+/** The tap's digests, with the MD5 the block manager computed when it did. */
+function withStoredMd5(digests: BodyDigests, stored: StoredBody): BodyDigests {
+  if (stored.md5) return { ...digests, md5: stored.md5 };
+  if (digests.md5.length === 0) throw new Error('the block manager promised the body MD5 but returned none');
+  return digests;
 }
 
 /** A received body: in blocks (`stored.blocks`), or whole in memory (`inline`) when small enough. */
@@ -97,6 +105,8 @@ export async function receiveBody(
       yield r.value;
     }
   }
+  // writeStream sees every byte (the head replayed first): when it digests the body, it has the MD5.
+  if (blocks.digestsBody) tap.dropMd5();
   let stored: StoredBody;
   try {
     stored = await blocks.writeStream(Readable.from(replay(), { objectMode: false }));
@@ -104,7 +114,7 @@ export async function receiveBody(
     tap.destroy();
     throw e;
   }
-  const digests = tap.result();
+  const digests = withStoredMd5(tap.result(), stored);
   if (verify) {
     try {
       await verify({ md5: digests.md5, size: digests.size, checksums: digests.checksums });

@@ -23,21 +23,28 @@ export interface BodyDigests {
 }
 
 /**
- * A pass-through stream that digests what flows through it (MD5 always, plus the requested
- * checksums); `result()` is valid once the stream has ended.
+ * A pass-through stream that digests what flows through it (MD5 unless told otherwise, plus the
+ * requested checksums); `result()` is valid once the stream has ended.
  */
 export class DigestTap extends Transform {
-  private readonly md5 = createHasher('MD5');
+  private md5: Hasher | undefined;
   private readonly others: [ChecksumAlgorithm, Hasher][];
   private size = 0;
 
-  constructor(algorithms: ChecksumAlgorithm[] = []) {
+  /** `md5: false`: the caller gets the body's MD5 elsewhere (a BlockManager that digests bodies). */
+  constructor(algorithms: ChecksumAlgorithm[] = [], options: { md5?: boolean } = {}) {
     super();
+    this.md5 = options.md5 === false ? undefined : createHasher('MD5');
     this.others = [...new Set(algorithms)].map((a) => [a, createHasher(a)]);
   }
 
+  /** Stops computing the MD5 from now on (its partial value is useless: `result().md5` is then empty). */
+  dropMd5(): void {
+    this.md5 = undefined;
+  }
+
   override _transform(chunk: Buffer, _enc: BufferEncoding, cb: TransformCallback): void {
-    this.md5.update(chunk);
+    this.md5?.update(chunk);
     for (const [, h] of this.others) h.update(chunk);
     this.size += chunk.length;
     cb(null, chunk);
@@ -46,7 +53,7 @@ export class DigestTap extends Transform {
   result(): BodyDigests {
     const checksums: Partial<Record<ChecksumAlgorithm, string>> = {};
     for (const [a, h] of this.others) checksums[a] = h.digest().toString('base64');
-    return { md5: this.md5.digest(), size: this.size, checksums };
+    return { md5: this.md5 ? this.md5.digest() : Buffer.alloc(0), size: this.size, checksums };
   }
 }
 

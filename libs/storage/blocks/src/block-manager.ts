@@ -5,6 +5,11 @@ import type { BlockRef } from './block-store';
 export interface StoredBody {
   blocks: BlockRef[];
   size: number;
+  /**
+   * MD5 of the whole body, when the manager computed it while writing (then callers need not hash
+   * the body themselves; see `digestsBody`).
+   */
+  md5?: Buffer;
 }
 
 /** Options of `writeStream`. */
@@ -19,6 +24,8 @@ export interface WriteStreamOptions {
  * -> deleted when no reference is left. Blocks never committed are reclaimed by garbage collection.
  */
 export interface BlockManager {
+  /** True when `writeStream` always returns the body's MD5 in `StoredBody.md5`. */
+  readonly digestsBody?: boolean;
   /**
    * Splits `body` into blocks of the configured size and writes them, recording each as in flight.
    * Reads at most one block ahead (never the whole body). If the body errors, the blocks written so

@@ -48,3 +48,30 @@ describe(splitIntoBlocks.name, () => {
     await expect(collect(['x'], 0)).rejects.toThrow(RangeError);
   });
 });
+
+describe(`${splitIntoBlocks.name} with an allocator`, () => {
+  it('fills the allocated buffers in place and cuts the last block as a view', async () => {
+    const given: Buffer[] = [];
+    const allocate = () => {
+      const b = Buffer.alloc(4);
+      given.push(b);
+      return b;
+    };
+    const out: Buffer[] = [];
+    for await (const b of splitIntoBlocks(Readable.from(['a', 'bc', 'def', 'ghij'], { objectMode: true }), 4, allocate))
+      out.push(b);
+    expect(out.map((b) => b.toString())).toEqual(['abcd', 'efgh', 'ij']);
+    expect(given).toHaveLength(3);
+    expect(out[0].buffer).toBe(given[0].buffer);
+    expect(out[2].buffer).toBe(given[2].buffer);
+  });
+
+  it('allocates nothing for an empty body and refuses a buffer smaller than a block', async () => {
+    let calls = 0;
+    const none = splitIntoBlocks(Readable.from([], { objectMode: true }), 4, () => (calls++, Buffer.alloc(4)));
+    expect((await none.next()).done).toBe(true);
+    expect(calls).toBe(0);
+    const small = splitIntoBlocks(Readable.from(['abcdef'], { objectMode: true }), 4, () => Buffer.alloc(2));
+    await expect(small.next()).rejects.toThrow(RangeError);
+  });
+});

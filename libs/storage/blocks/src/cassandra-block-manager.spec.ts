@@ -73,6 +73,15 @@ const setup = (store = new InMemoryBlockStore()) => {
   return { sut, repo, store };
 };
 
+/** Waits (5 s at most) until `condition` holds. */
+const until = async (condition: () => boolean) => {
+  const deadline = Date.now() + 5000;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('condition not reached within 5 s');
+    await new Promise((r) => setTimeout(r, 1));
+  }
+};
+
 const drain = async (r: Readable) => {
   const parts: Buffer[] = [];
   for await (const c of r) parts.push(c as Buffer);
@@ -92,10 +101,11 @@ describe(CassandraBlockManager.name, () => {
     }
     const done = sut.writeStream(Readable.from(body()));
     for (let round = 1; round <= 10; round++) {
-      // Let the pipeline run until it blocks on the store.
-      await new Promise((r) => setImmediate(r));
-      await new Promise((r) => setImmediate(r));
-      expect(store.inFlight).toBeLessThanOrEqual(1);
+      // Let the pipeline run until it blocks on the store (block digests come from a worker thread).
+      await until(() => store.inFlight === 1);
+      // and give it the chance to read further than it should
+      await new Promise((r) => setTimeout(r, 5));
+      expect(store.inFlight).toBe(1);
       // Blocks taken from the body: those stored, plus the one being stored, plus at most one read ahead
       // (Readable.from itself buffers one more chunk).
       expect(pulled).toBeLessThanOrEqual(store.blocks.size + 3);

@@ -1,4 +1,3 @@
-import { createHash } from 'crypto';
 import { Readable } from 'stream';
 import type { Counter, Histogram } from 'prom-client';
 import type { Clock } from '@ostore/shared/clock';
@@ -7,6 +6,7 @@ import { newBlockId, shardOf } from './block-id';
 import type { BlockLifecycleSettings } from './block-lifecycle.settings';
 import type { BlockManager, StoredBody, WriteStreamOptions } from './block-manager';
 import { BlockReclaimer } from './block-reclaimer';
+import { BlockBufferPool, Md5Session } from './md5-offload';
 import { splitIntoBlocks } from './block-splitter';
 import type { BlockRef, BlockStores } from './block-store';
 import { settleLimited, uniqueById } from './concurrency';
@@ -35,11 +35,13 @@ const PENDING_LIMIT = 10_000;
  * (see releaseOne).
  */
 export class CassandraBlockManager implements BlockManager {
+  readonly digestsBody = true;
   private readonly log: ContextLogger;
   private readonly pending = new Map<string, BlockState>();
   private readonly written: Counter<'tier'>;
   private readonly writtenBytes: Counter<'tier'>;
   private readonly blockWriteSeconds: Histogram<'tier'>;
+  private readonly buffers: BlockBufferPool;
 
   constructor(
     private readonly repo: BlockStateRepository,
@@ -51,6 +53,7 @@ export class CassandraBlockManager implements BlockManager {
     logger: JsonLogger,
   ) {
     this.log = logger.forContext(CassandraBlockManager.name);
+    this.buffers = new BlockBufferPool(settings.blockSize);
     this.written = metrics.counter('ostore_blocks_written_total', 'Blocks written to a block store', [
       'tier',
     ]);
@@ -86,20 +89,24 @@ export class CassandraBlockManager implements BlockManager {
     const capture = (error: unknown) => {
       if (!failed.set) Object.assign(failed, { error, set: true });
     };
+    // Both MD5 passes (the block's, the body's) run in a worker thread on the pooled shared buffers.
+    const md5 = new Md5Session();
     try {
-      for await (const data of splitIntoBlocks(body, this.settings.blockSize)) {
+      for await (const data of splitIntoBlocks(body, this.settings.blockSize, () => this.buffers.acquire())) {
         if (failed.set) throw failed.error;
         const block: BlockRef = { blockId: newBlockId(), size: data.length, tier: store.tier };
         blocks.push(block);
         size += data.length;
         const started = process.hrtime.bigint();
-        const registered = this.register(block, createHash('md5').update(data).digest('hex'));
+        const registered = md5.block(data).then((hex) => this.register(block, hex));
         registering = registered.catch(capture);
         if (inFlight) await inFlight;
         if (failed.set) throw failed.error;
         inFlight = registered
           .then(() => store.write(block.blockId, data))
           .then(() => {
+            // Hashed and stored: nothing holds the buffer any more.
+            this.buffers.release(data);
             this.written.inc({ tier: store.tier });
             this.writtenBytes.inc({ tier: store.tier }, data.length);
             this.blockWriteSeconds.observe(
@@ -111,8 +118,9 @@ export class CassandraBlockManager implements BlockManager {
       }
       if (inFlight) await inFlight;
       if (failed.set) throw failed.error;
-      return { blocks, size };
+      return { blocks, size, md5: await md5.finish() };
     } catch (e) {
+      md5.drop();
       // Let the last registration and write settle, so that discard sees what they left.
       await registering;
       await inFlight;

@@ -4,6 +4,7 @@ export * from './errors';
 export * from './range';
 export { newBlockId } from './block-id';
 export { splitIntoBlocks } from './block-splitter';
+export { BlockBufferPool, Md5Session } from './md5-offload';
 export * from './block-lifecycle.settings';
 export * from './stores/local-fs-block-store';
 export * from './stores/cassandra-block-store';

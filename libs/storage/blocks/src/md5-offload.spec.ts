@@ -1,0 +1,76 @@
+import { createHash } from 'crypto';
+import { BlockBufferPool, Md5Session } from './md5-offload';
+
+const md5 = (...parts: Buffer[]) => {
+  const h = createHash('md5');
+  for (const p of parts) h.update(p);
+  return h.digest();
+};
+
+function sharedCopy(data: Buffer): Buffer {
+  const b = Buffer.from(new SharedArrayBuffer(data.length));
+  data.copy(b);
+  return b;
+}
+
+describe(Md5Session.name, () => {
+  const a = Buffer.from('the first block of a body '.repeat(1000));
+  const b = Buffer.from('and the second, shorter');
+
+  it('gives each block its MD5 and the body the MD5 of all blocks in order (worker thread)', async () => {
+    const s = new Md5Session();
+    const [ha, hb] = await Promise.all([s.block(sharedCopy(a)), s.block(sharedCopy(b))]);
+    expect(ha).toBe(md5(a).toString('hex'));
+    expect(hb).toBe(md5(b).toString('hex'));
+    expect((await s.finish()).equals(md5(a, b))).toBe(true);
+  });
+
+  it('keeps concurrent sessions apart', async () => {
+    const s1 = new Md5Session();
+    const s2 = new Md5Session();
+    await Promise.all([s1.block(sharedCopy(a)), s2.block(sharedCopy(b)), s1.block(sharedCopy(b))]);
+    const [d1, d2] = await Promise.all([s1.finish(), s2.finish()]);
+    expect(d1.equals(md5(a, b))).toBe(true);
+    expect(d2.equals(md5(b))).toBe(true);
+  });
+
+  it('hashes ordinary buffers on the calling thread, and mixed input in order', async () => {
+    const local = new Md5Session();
+    expect(await local.block(a)).toBe(md5(a).toString('hex'));
+    expect((await local.finish()).equals(md5(a))).toBe(true);
+    const mixed = new Md5Session();
+    await mixed.block(sharedCopy(a));
+    await mixed.block(b);
+    expect((await mixed.finish()).equals(md5(a, b))).toBe(true);
+  });
+
+  it('an empty body has the MD5 of nothing; a finished session refuses more', async () => {
+    const s = new Md5Session();
+    expect((await s.finish()).equals(md5())).toBe(true);
+    await expect(s.block(a)).rejects.toThrow(/finished/);
+    await expect(s.finish()).rejects.toThrow(/finished/);
+  });
+});
+
+describe(BlockBufferPool.name, () => {
+  it('hands out shared block-sized buffers and reuses released ones up to its idle limit', () => {
+    const pool = new BlockBufferPool(16, 1);
+    const x = pool.acquire();
+    const y = pool.acquire();
+    expect(x.buffer).toBeInstanceOf(SharedArrayBuffer);
+    expect(x.length).toBe(16);
+    pool.release(x.subarray(0, 5)); // the last block of a body is a view: its buffer is still reused
+    pool.release(y); // over the idle limit: left to the GC
+    const z = pool.acquire();
+    expect(z.buffer).toBe(x.buffer);
+    expect(z.length).toBe(16);
+    expect(pool.acquire().buffer).not.toBe(y.buffer);
+  });
+
+  it('ignores buffers it did not hand out', () => {
+    const pool = new BlockBufferPool(16, 4);
+    pool.release(Buffer.alloc(16));
+    pool.release(Buffer.from(new SharedArrayBuffer(32)).subarray(0, 16));
+    expect(pool.acquire().buffer).toBeInstanceOf(SharedArrayBuffer);
+  });
+});
