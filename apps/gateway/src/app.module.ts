@@ -39,7 +39,7 @@ export class AppModule {
     const core = S3CoreModule.forRoot({
       imports: usage ? [blocks, usage] : [blocks],
       usageRecorder: usage ? UsageDeltaPublisher : undefined,
-      settings: { inlineBodyMaxBytes: config.s3.inlineBodyMaxBytes, bucketCacheTtlMs: config.s3.bucketCacheMs },
+      settings: { inlineBodyMaxBytes: config.s3.inlineBodyMaxBytes, bucketCacheTtlMs: config.s3.bucketCacheMs, folderCacheTtlMs: config.s3.folderCacheMs },
     });
     return {
       module: AppModule,

@@ -16,6 +16,8 @@ const schema = baseEnvSchema
     S3_INLINE_BODY_MAX_BYTES: envVar.int(64 * 1024, 0, 1024 * 1024),
     /** How long a bucket row is reused; another gateway's bucket change is seen after at most this. */
     S3_BUCKET_CACHE_MS: envVar.int(2000, 0, 60000),
+    /** How long a folder row this gateway wrote is not rewritten by its later PUTs (0: always write). */
+    S3_FOLDER_CACHE_MS: envVar.int(30000, 0, 600000),
     /** A user + key created at start if missing (local development, first admin). */
     S3_BOOTSTRAP_USER: z.string().regex(/^[A-Za-z0-9._@-]{1,64}$/, 'must be 1-64 of A-Z a-z 0-9 . _ @ -').optional(),
     S3_BOOTSTRAP_ACCESS_KEY_ID: z.string().regex(/^[A-Za-z0-9]{16,128}$/, 'must be 16-128 letters or digits').optional(),
@@ -62,6 +64,7 @@ export interface GatewayConfig extends BaseConfig {
     authCacheMs: number;
     inlineBodyMaxBytes: number;
     bucketCacheMs: number;
+    folderCacheMs: number;
     bootstrap?: { user: string; accessKeyId: string; secretAccessKey: string };
   };
   adminToken?: string;
@@ -83,6 +86,7 @@ export function loadGatewayConfig(env: Record<string, string | undefined> = proc
       authCacheMs: parsed.S3_AUTH_CACHE_MS,
       inlineBodyMaxBytes: parsed.S3_INLINE_BODY_MAX_BYTES,
       bucketCacheMs: parsed.S3_BUCKET_CACHE_MS,
+      folderCacheMs: parsed.S3_FOLDER_CACHE_MS,
       bootstrap:
         parsed.S3_BOOTSTRAP_USER && parsed.S3_BOOTSTRAP_ACCESS_KEY_ID && parsed.S3_BOOTSTRAP_SECRET_ACCESS_KEY
           ? { user: parsed.S3_BOOTSTRAP_USER, accessKeyId: parsed.S3_BOOTSTRAP_ACCESS_KEY_ID, secretAccessKey: parsed.S3_BOOTSTRAP_SECRET_ACCESS_KEY }

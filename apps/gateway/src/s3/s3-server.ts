@@ -19,6 +19,18 @@ import { GATEWAY_CONFIG } from './tokens';
  * On shutdown it stops accepting connections and lets in-flight requests finish (bounded by the
  * app's shutdown deadline).
  */
+/**
+ * Request ids as S3 shapes them (16 upper-case hex digits): a random per-process prefix and a
+ * counter, unique within the process and, with overwhelming likelihood, across gateways —
+ * without a randomBytes call per request.
+ */
+const REQUEST_ID_PREFIX = randomBytes(3).toString('hex').toUpperCase();
+let requestCounter = randomBytes(4).readUInt32BE(0);
+export function nextRequestId(): string {
+  requestCounter = (requestCounter + 1) % 0x10000000000;
+  return REQUEST_ID_PREFIX + requestCounter.toString(16).toUpperCase().padStart(10, '0');
+}
+
 @Injectable()
 export class S3Server implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private server?: Server;
@@ -69,7 +81,7 @@ export class S3Server implements OnApplicationBootstrap, BeforeApplicationShutdo
 
   private async handle(raw: IncomingMessage, res: ServerResponse): Promise<void> {
     const started = process.hrtime.bigint();
-    const requestId = randomBytes(8).toString('hex').toUpperCase();
+    const requestId = nextRequestId();
     const url = raw.url ?? '/';
     const q = url.indexOf('?');
     const rawPath = q < 0 ? url : url.slice(0, q);

@@ -26,6 +26,11 @@ export interface S3CoreSettings {
    * or re-creation of the name) is seen here after at most this long.
    */
   bucketCacheTtlMs: number;
+  /**
+   * How long this process skips rewriting a folder row it wrote itself (ms; 0: write on every
+   * commit). See FolderCache for what a folder-row cleanup must then respect.
+   */
+  folderCacheTtlMs: number;
 }
 
 export const defaultS3CoreSettings: S3CoreSettings = {
@@ -36,4 +41,5 @@ export const defaultS3CoreSettings: S3CoreSettings = {
   conditionalClaimTtlSeconds: 60,
   inlineBodyMaxBytes: 64 * 1024,
   bucketCacheTtlMs: 2000,
+  folderCacheTtlMs: 0,
 };

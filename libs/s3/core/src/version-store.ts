@@ -12,6 +12,7 @@ import {
 } from '@ostore/metastore/data-access';
 import type { ChecksumAlgorithm, ObjectMeta, ObjectVersion, Owner } from './api';
 import { invalidVersionId } from './errors';
+import { FolderCache } from './folder-cache';
 import { folderRowsOf, splitKey } from './keys';
 import type { S3CoreSettings } from './s3-core.options';
 import type { UsageRecorder } from './usage';
@@ -117,6 +118,8 @@ export function indexEntryOf(row: VersionRow): IndexEntry {
  * rows, so exactly one null version survives; readers meanwhile only ever show the newest.
  */
 export class VersionStore {
+  private readonly folderCache: FolderCache;
+
   constructor(
     readonly ms: Metastore,
     readonly blocks: BlockManager,
@@ -125,7 +128,18 @@ export class VersionStore {
     readonly settings: S3CoreSettings,
     private readonly usage: UsageRecorder,
     private readonly log: ContextLogger,
-  ) {}
+  ) {
+    this.folderCache = new FolderCache(clock, settings.folderCacheTtlMs);
+  }
+
+  /** Upserts the folder rows of `table` this process has not written lately (see FolderCache). */
+  private async ensureFolders(table: 'version_folders' | 'object_folders', bucketId: string, key: string, at: Date): Promise<void> {
+    const rows = this.folderCache.missing(table, bucketId, folderRowsOf(key));
+    if (rows.length === 0) return;
+    const startedMs = this.clock.nowMs();
+    await (table === 'version_folders' ? this.ms.versionFolders : this.ms.objectFolders).ensure(bucketId, rows, at);
+    this.folderCache.remember(table, bucketId, rows, startedMs);
+  }
 
   newVid(kind: VersionKind): { vts: number; vid: string } {
     const vts = this.vclock.next();
@@ -217,10 +231,9 @@ export class VersionStore {
     const before: Promise<unknown>[] = [];
     if (spec.kind === 'object' && !manifestDone) before.push(this.writeManifest(row.vid, row.vts, spec));
     if (spec.kind !== 'ghost') {
-      const folders = folderRowsOf(spec.key);
       const at = row.lastModified;
-      before.push(this.ms.versionFolders.ensure(bucketId, folders, at));
-      if (spec.kind === 'object') before.push(this.ms.objectFolders.ensure(bucketId, folders, at));
+      before.push(this.ensureFolders('version_folders', bucketId, spec.key, at));
+      if (spec.kind === 'object') before.push(this.ensureFolders('object_folders', bucketId, spec.key, at));
     }
     const failed = (await Promise.allSettled(before)).find((r) => r.status === 'rejected');
     if (failed) throw (failed as PromiseRejectedResult).reason;

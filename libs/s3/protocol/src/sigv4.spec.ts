@@ -14,7 +14,9 @@ import { buildQueryString, escapeUriPath } from '@smithy/core/protocols';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { S3Error } from './errors';
 import {
+  cachedSigningKey,
   canonicalQueryString,
+  deriveSigningKey,
   formatAmzDate,
   parseAmzDate,
   parseQueryString,
@@ -908,5 +910,22 @@ describe(parseAmzDate.name, () => {
     expect(parseAmzDate('20230229T000000Z')).toBeUndefined();
     expect(parseAmzDate('20240101T240000Z')).toBeUndefined();
     expect(formatAmzDate(new Date('2024-02-29T23:59:59.999Z'))).toBe('20240229T235959Z');
+  });
+});
+
+describe(cachedSigningKey.name, () => {
+  it('equals the derived key and is reused per secret, day, region and service', () => {
+    const a = cachedSigningKey('secret-one-0123456789', '20261130', 'us-east-1', 's3');
+    expect(a.equals(deriveSigningKey('secret-one-0123456789', '20261130', 'us-east-1', 's3'))).toBe(true);
+    expect(cachedSigningKey('secret-one-0123456789', '20261130', 'us-east-1', 's3')).toBe(a);
+    for (const [secret, day, region] of [
+      ['secret-two-0123456789', '20261130', 'us-east-1'],
+      ['secret-one-0123456789', '20261201', 'us-east-1'],
+      ['secret-one-0123456789', '20261130', 'eu-west-1'],
+    ]) {
+      const other = cachedSigningKey(secret, day, region, 's3');
+      expect(other.equals(a)).toBe(false);
+      expect(other.equals(deriveSigningKey(secret, day, region, 's3'))).toBe(true);
+    }
   });
 });

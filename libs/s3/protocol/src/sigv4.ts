@@ -355,7 +355,7 @@ export function verifySigV4(
   const scope = `${parsed.date}/${parsed.region}/${parsed.service}/aws4_request`;
   const canonicalRequest = buildCanonicalRequest(parsed, req);
   const stringToSign = [SIGV4_ALGORITHM, parsed.amzDate, scope, sha256Hex(canonicalRequest)].join('\n');
-  const signingKey = deriveSigningKey(secretAccessKey, parsed.date, parsed.region, parsed.service);
+  const signingKey = cachedSigningKey(secretAccessKey, parsed.date, parsed.region, parsed.service);
   const expected = hmacSha256(signingKey, stringToSign).toString('hex');
   if (!sameSignature(expected, parsed.signature)) {
     throw new S3Error('SignatureDoesNotMatch', undefined, {
@@ -451,6 +451,24 @@ function decodeQueryComponent(text: string): string {
   } catch {
     return spaced;
   }
+}
+
+const signingKeys = new Map<string, Buffer>();
+const SIGNING_KEY_CACHE_LIMIT = 1024;
+
+/**
+ * deriveSigningKey, remembered: the key depends only on (secret, day, region, service), so every
+ * request of a client on one day shares it (four HMACs saved per request). Bounded, oldest dropped.
+ */
+export function cachedSigningKey(secretAccessKey: string, date: string, region: string, service: string): Buffer {
+  const id = `${date}\u0000${region}\u0000${service}\u0000${secretAccessKey}`;
+  let key = signingKeys.get(id);
+  if (!key) {
+    key = deriveSigningKey(secretAccessKey, date, region, service);
+    if (signingKeys.size >= SIGNING_KEY_CACHE_LIMIT) signingKeys.delete(signingKeys.keys().next().value!);
+    signingKeys.set(id, key);
+  }
+  return key;
 }
 
 /** kSigning = HMAC chain over "AWS4"+secret, date, region, service, "aws4_request". */

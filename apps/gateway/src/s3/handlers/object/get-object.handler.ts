@@ -1,4 +1,4 @@
-import { pipeline } from 'stream/promises';
+import { finished, pipeline } from 'stream/promises';
 import { Inject, Injectable } from '@nestjs/common';
 import { evaluatePreconditions, parseRange, S3Error } from '@ostore/s3/protocol';
 import type { ObjectsService } from '@ostore/s3/core';
@@ -69,6 +69,13 @@ export class GetObjectHandler implements S3Handler {
     const read = await prepareRead(req, this.objects, this.accessControl);
     if (read.notModified) return sendEmpty(req, 304, notModifiedHeaders(read.headers));
     const { version, headers, range, partNumber } = read;
+    if (version.inlineBody && range === undefined && partNumber === undefined) {
+      // A whole small body read with its metadata: one write, no stream machinery.
+      startResponse(req, 200, { ...headers, 'Content-Length': version.inlineBody.length });
+      req.res.end(version.inlineBody);
+      await finished(req.res);
+      return;
+    }
     const served = partNumber !== undefined ? await this.objects.partRange(version, partNumber) : range;
     const body = await this.objects.openBody(version, range, partNumber);
     if (served) headers['Content-Range'] = `bytes ${served.start}-${served.endInclusive}/${version.size}`;
