@@ -6,3 +6,4 @@ export * from './objects.repository';
 export * from './folders.repository';
 export * from './uploads.repository';
 export * from './metastore';
+export * from './tombstone-slices';

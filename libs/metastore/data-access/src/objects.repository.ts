@@ -1,5 +1,6 @@
 import { CassandraClient, consistencyOf } from '@ostore/shared/cassandra';
 import { nameRangeCql, NameRange, num, Statement, str, ts } from './statement';
+import { readNameRange, SplitPoints } from './tombstone-slices';
 
 /** What the `objects` index says about the current version of a key. */
 export interface IndexEntry {
@@ -67,6 +68,9 @@ export function decodeIndexEntry(text: string): IndexEntry {
  * earlier delete can never undo a later PUT. Markers win ties in `versions` too (see VersionIds).
  */
 export class ObjectsRepository {
+  /** Where reads of a directory had to be cut to get past runs of tombstones (see readNameRange). */
+  private readonly splitPoints = new SplitPoints();
+
   constructor(private readonly client: CassandraClient) {}
 
   putStatement(bucketId: string, parent: string, name: string, entry: IndexEntry, atMicros: number): Statement {
@@ -157,21 +161,25 @@ export class ObjectsRepository {
 
   /**
    * Up to `limit` index rows with an entry, in name order. Rows holding only a conditional-PUT
-   * claim are skipped; a short answer always means the range is exhausted.
+   * claim are skipped; a short answer always means the range is exhausted. A read that a replica
+   * gives up on tombstones (a run of 100,000+ deleted keys) is split into slices (readNameRange),
+   * and the cuts are remembered for the next reads of the directory.
    */
   async page(bucketId: string, parent: string, range: NameRange, limit: number): Promise<IndexRow[]> {
-    const out: IndexRow[] = [];
-    for (;;) {
-      const want = limit - out.length;
-      const params: unknown[] = [bucketId, parent];
-      const cql = `SELECT name, entry FROM objects WHERE bucket_id = ? AND parent = ?${nameRangeCql(range, params)} LIMIT ?`;
-      params.push(want);
-      const rows = (await this.client.execute(cql, params)).rows;
-      for (const r of rows)
-        if (r['entry'] !== null) out.push({ name: str(r['name']), ...decodeIndexEntry(str(r['entry'])) });
-      if (rows.length < want || out.length >= limit) return out;
-      range = { gt: str(rows[rows.length - 1]['name']), lt: range.lt };
-    }
+    const rows = await readNameRange(
+      range,
+      limit,
+      async (slice, want) => {
+        const params: unknown[] = [bucketId, parent];
+        const cql = `SELECT name, entry FROM objects WHERE bucket_id = ? AND parent = ?${nameRangeCql(slice, params)} LIMIT ?`;
+        params.push(want);
+        return (await this.client.execute(cql, params)).rows;
+      },
+      (r) => str(r['name']),
+      (r) => r['entry'] !== null,
+      { points: this.splitPoints, partition: `${bucketId}/${parent}` },
+    );
+    return rows.map((r) => ({ name: str(r['name']), ...decodeIndexEntry(str(r['entry'])) }));
   }
 
   async execute(statement: Statement): Promise<void> {

@@ -1,6 +1,7 @@
 import { types } from 'cassandra-driver';
 import type { CassandraClient } from '@ostore/shared/cassandra';
 import { forEachLimited, mapOf, nameRangeCql, NameRange, num, optNum, optStr, Statement, str, ts } from './statement';
+import { readNameRange, SplitPoints } from './tombstone-slices';
 
 /** One row of `versions`: a version, a delete marker, or a ghost (invisible null marker). */
 export interface VersionRow {
@@ -107,6 +108,9 @@ const BLOCK_BATCH = 100;
  *   null rows of a key are found without reading its whole versioned history.
  */
 export class VersionsRepository {
+  /** Where reads of a directory had to be cut to get past runs of tombstones (see readNameRange). */
+  private readonly splitPoints = new SplitPoints();
+
   constructor(private readonly client: CassandraClient) {}
 
   /** The newest rows of a key (delete markers and ghosts included), newest first. */
@@ -159,11 +163,22 @@ export class VersionsRepository {
       if (out.length >= limit) return out;
       range = { ...range, gt: after.name, gte: undefined };
     }
-    const params: unknown[] = [bucketId, parent];
-    const cql = `SELECT ${VERSION_COLUMNS} FROM versions WHERE bucket_id = ? AND parent = ?${nameRangeCql(range, params)} LIMIT ?`;
-    params.push(limit - out.length);
-    const rs = await this.client.execute(cql, params);
-    out.push(...rs.rows.map(versionRowOf));
+    // in slices when a run of tombstones makes one read fail (readNameRange; every row is
+    // accepted, so a slice is only ever continued by the next one, never after a name)
+    const rows = await readNameRange(
+      range,
+      limit - out.length,
+      async (slice, want) => {
+        const params: unknown[] = [bucketId, parent];
+        const cql = `SELECT ${VERSION_COLUMNS} FROM versions WHERE bucket_id = ? AND parent = ?${nameRangeCql(slice, params)} LIMIT ?`;
+        params.push(want);
+        return (await this.client.execute(cql, params)).rows;
+      },
+      (r) => str(r['name']),
+      () => true,
+      { points: this.splitPoints, partition: `${bucketId}/${parent}` },
+    );
+    out.push(...rows.map(versionRowOf));
     return out;
   }
 
