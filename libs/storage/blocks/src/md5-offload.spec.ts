@@ -53,24 +53,45 @@ describe(Md5Session.name, () => {
 });
 
 describe(BlockBufferPool.name, () => {
-  it('hands out shared block-sized buffers and reuses released ones up to its idle limit', () => {
-    const pool = new BlockBufferPool(16, 1);
+  it('hands out at most maxShared shared buffers, then ordinary ones, and reuses what comes back', () => {
+    const pool = new BlockBufferPool(16, 2);
     const x = pool.acquire();
     const y = pool.acquire();
-    expect(x.buffer).toBeInstanceOf(SharedArrayBuffer);
-    expect(x.length).toBe(16);
-    pool.release(x.subarray(0, 5)); // the last block of a body is a view: its buffer is still reused
-    pool.release(y); // over the idle limit: left to the GC
     const z = pool.acquire();
-    expect(z.buffer).toBe(x.buffer);
+    expect(x.buffer).toBeInstanceOf(SharedArrayBuffer);
+    expect(y.buffer).toBeInstanceOf(SharedArrayBuffer);
+    expect(z.buffer).not.toBeInstanceOf(SharedArrayBuffer);
     expect(z.length).toBe(16);
-    expect(pool.acquire().buffer).not.toBe(y.buffer);
+    expect(pool.sharedCount).toBe(2);
+    pool.release(x.subarray(0, 5)); // the last block of a body is a view: its buffer is still reused
+    pool.release(z); // ordinary: ignored
+    const again = pool.acquire();
+    expect(again.buffer).toBe(x.buffer);
+    expect(again.length).toBe(16);
+    expect(pool.acquire().buffer).not.toBeInstanceOf(SharedArrayBuffer);
+    expect(pool.sharedCount).toBe(2);
   });
 
-  it('ignores buffers it did not hand out', () => {
+  it('ignores buffers it did not hand out and a buffer given back twice', () => {
     const pool = new BlockBufferPool(16, 4);
     pool.release(Buffer.alloc(16));
     pool.release(Buffer.from(new SharedArrayBuffer(32)).subarray(0, 16));
-    expect(pool.acquire().buffer).toBeInstanceOf(SharedArrayBuffer);
+    const a = pool.acquire();
+    pool.release(a);
+    pool.release(a);
+    expect(pool.acquire().buffer).toBe(a.buffer);
+    expect(pool.acquire().buffer).not.toBe(a.buffer);
+  });
+});
+
+describe(`${Md5Session.name} with ordinary blocks after shared ones`, () => {
+  it('sends copies to the worker so the body digest keeps block order', async () => {
+    const a = Buffer.from('shared first '.repeat(100));
+    const b = Buffer.from('then ordinary memory');
+    const s = new Md5Session();
+    const [ha, hb] = await Promise.all([s.block(sharedCopy(a)), s.block(b)]);
+    expect(ha).toBe(md5(a).toString('hex'));
+    expect(hb).toBe(md5(b).toString('hex'));
+    expect((await s.finish()).equals(md5(a, b))).toBe(true);
   });
 });

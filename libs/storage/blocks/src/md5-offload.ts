@@ -21,7 +21,7 @@ const sessions = new Map();
 parentPort.on('message', (m) => {
   try {
     if (m.op === 'block') {
-      const view = Buffer.from(m.sab, m.offset, m.length);
+      const view = m.sab ? Buffer.from(m.sab, m.offset, m.length) : Buffer.from(m.bytes.buffer, m.bytes.byteOffset, m.bytes.byteLength);
       let h = sessions.get(m.session);
       if (!h) { h = createHash('md5'); sessions.set(m.session, h); }
       h.update(view);
@@ -119,10 +119,8 @@ export class Md5Session {
       return shared.request({ op: 'block', session: this.id, sab: data.buffer, offset: data.byteOffset, length: data.length });
     }
     if (this.offloaded) {
-      // Mixed input after offloading began: keep the order by hashing through the worker on a copy.
-      const copy = Buffer.from(new SharedArrayBuffer(data.length));
-      data.copy(copy);
-      return shared.request({ op: 'block', session: this.id, sab: copy.buffer, offset: 0, length: copy.length });
+      // Ordinary memory after offloading began: keep the order by sending the worker a copy.
+      return shared.request({ op: 'block', session: this.id, bytes: data });
     }
     (this.local ??= createHash('md5')).update(data);
     return Promise.resolve(createHash('md5').update(data).digest('hex'));
@@ -147,23 +145,47 @@ export class Md5Session {
 /**
  * Reusable block-sized buffers in shared memory. Reuse spares the allocation and garbage
  * collection of a fresh multi-MiB buffer per block; shared memory lets Md5Session hash them in
- * the worker. At most `maxIdle` free buffers are kept; the rest are left to the GC.
+ * the worker without a copy.
+ *
+ * Bounded: at most `maxShared` shared buffers exist at once (all of them kept for reuse once
+ * released). Shared memory must not be churned: V8 does not count a SharedArrayBuffer towards the
+ * heap pressure that triggers collection, and the worker's views of one keep it alive until the
+ * worker collects too — so freshly allocated shared blocks pile up (the bench saw 1 GiB RSS).
+ * Beyond the bound `acquire` hands out an ordinary buffer (hashed by a copy to the worker).
+ * A shared buffer never released (a failed write) is counted out again when it is collected.
  */
 export class BlockBufferPool {
   private readonly idle: Buffer[] = [];
+  private live = 0;
+  private readonly collected = new FinalizationRegistry<void>(() => {
+    this.live--;
+  });
 
   constructor(
     readonly blockSize: number,
-    private readonly maxIdle = 2,
+    private readonly maxShared = 12,
   ) {}
 
-  acquire(): Buffer {
-    return this.idle.pop() ?? Buffer.from(new SharedArrayBuffer(this.blockSize));
+  /** Shared buffers currently in existence (idle or handed out). */
+  get sharedCount(): number {
+    return this.live;
   }
 
-  /** Gives a buffer back; only whole pool buffers (not views into them) are kept. */
+  acquire(): Buffer {
+    const reused = this.idle.pop();
+    if (reused) return reused;
+    if (this.live >= this.maxShared) return Buffer.allocUnsafeSlow(this.blockSize);
+    const sab = new SharedArrayBuffer(this.blockSize);
+    this.live++;
+    this.collected.register(sab, undefined, sab);
+    return Buffer.from(sab);
+  }
+
+  /** Gives a buffer back (also a view of its first bytes: the last block of a body); others are ignored. */
   release(buf: Buffer): void {
-    if (buf.byteOffset !== 0 || buf.buffer.byteLength !== this.blockSize || !isShared(buf)) return;
-    if (this.idle.length < this.maxIdle) this.idle.push(Buffer.from(buf.buffer as SharedArrayBuffer, 0, this.blockSize));
+    if (!isShared(buf) || buf.byteOffset !== 0 || buf.buffer.byteLength !== this.blockSize) return;
+    const sab = buf.buffer as SharedArrayBuffer;
+    if (this.idle.some((b) => b.buffer === sab)) return;
+    this.idle.push(Buffer.from(sab, 0, this.blockSize));
   }
 }
