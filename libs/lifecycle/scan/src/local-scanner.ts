@@ -98,8 +98,11 @@ const DEFAULT_PUBLISH_MAX_BYTES = 512 * 1024;
  * `tombstone_failure_threshold` (100,000) tombstones before it collects `fetchSize` live rows —
  * e.g. in a directory where a run of 100,000 adjacent keys was deleted and not yet compacted
  * away (gc_grace_seconds). Smaller pages do not help there (the tombstones lie between two live
- * rows); such a page fails after its retries, the pass stops at its last checkpoint and the next
- * attempt retries from there, visible as failed passes and read retries in the metrics.
+ * rows). The reader does not retry such a read: it narrows the failure down and leaves out
+ * only the rest of the partition or the single-token span that holds the tombstones (see
+ * TokenRangeReader), so the pass goes on; each omission is a warning in the log and counts in
+ * ostore_scanner_tombstone_skips_total. The live rows left out are scanned once compaction has
+ * purged the tombstones (gc_grace_seconds).
  */
 export class LocalScanner {
   private readonly limiter?: TokenBucket;
@@ -151,7 +154,17 @@ export class LocalScanner {
       partition,
     });
 
-    const reader = new TokenRangeReader(task.source, spans, position, s.fetchSize);
+    const reader = new TokenRangeReader(task.source, spans, position, s.fetchSize, {
+      onTombstoneSkip: (skip) => {
+        this.metrics.tombstoneSkips.inc({ table: task.handler, kind: skip.kind });
+        this.log.warn('a read gave up on tombstones; this part is left to a later pass', {
+          table: task.handler,
+          ...(skip.kind === 'span'
+            ? { kind: skip.kind, from: skip.span.start.toString(), to: skip.span.end.toString() }
+            : { kind: skip.kind, token: skip.token.toString(), bucketId: skip.bucketId, parent: skip.parent, afterName: skip.afterName }),
+        });
+      },
+    });
     const grouper = task.newGrouper();
     let skipped: T | undefined;
     const handle = async (group: G, now: Date) => {

@@ -23,6 +23,7 @@ export class ScanMetrics {
   readonly lastCompleted: Gauge<'table'>;
   readonly primaryRanges: Gauge;
   readonly readRetries: Counter<'table'>;
+  readonly tombstoneSkips: Counter<'table' | 'kind'>;
   readonly throttledSeconds: Counter<'table'>;
   readonly rejectedCandidates: Counter<'queue'>;
 
@@ -70,6 +71,11 @@ export class ScanMetrics {
       'ostore_scanner_read_retries_total',
       'Pages read again after a failed read',
       ['table'],
+    );
+    this.tombstoneSkips = registry.counter(
+      'ostore_scanner_tombstone_skips_total',
+      'Parts of a pass left out because a read gave up on tombstones (kind: partition-rest or span)',
+      ['table', 'kind'],
     );
     this.throttledSeconds = registry.counter(
       'ostore_scanner_throttled_seconds_total',

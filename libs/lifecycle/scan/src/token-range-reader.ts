@@ -1,6 +1,19 @@
+import { isTooManyTombstones } from '@ostore/metastore/data-access';
 import { KeyedRow, PageSource } from './page-source';
 import { ScanPosition } from './scan-position';
 import { spansAfter, spansContain, TokenSpan } from './token-ring';
+
+/** What a read that gave up on tombstones made the reader leave out of this pass. */
+export type TombstoneSkip =
+  | { kind: 'partition-rest'; token: bigint; bucketId: string; parent: string; afterName: string }
+  | { kind: 'span'; span: TokenSpan };
+
+export interface TokenRangeReaderOptions {
+  /** Whether a read error is Cassandra giving up on tombstones (default: read failure 0x1300). */
+  isTombstoneFailure?: (e: unknown) => boolean;
+  /** Told about every part of the spans left out because of tombstones (metrics, logs). */
+  onTombstoneSkip?: (skip: TombstoneSkip) => void;
+}
 
 type Cursor =
   | { kind: 'partition'; token: bigint; bucketId: string; parent: string; afterName: string; pageState?: string }
@@ -17,18 +30,38 @@ type Cursor =
  * `skipPast(row)` abandons the current query and continues after `row`'s object in its
  * partition: the way to stop reading an object with more versions than the scan keeps without
  * reading them all.
+ *
+ * Tombstones: a read that meets more than tombstone_failure_threshold tombstones fails however
+ * small the page (they lie between two live rows), and retrying it fails again — a directory
+ * whose 100,000 adjacent entries were deleted would stall the whole pass until compaction. So
+ * such a failure is not thrown: the reader narrows it down and leaves out only what it must —
+ *  - in a partition read, the rest of that partition;
+ *  - in a range read, first the rest of the partition of the last row it returned (read on its
+ *    own), then the remaining span is halved again and again; a span of a single token that still
+ *    fails (the partition full of tombstones) is left out.
+ * Each omission is reported (onTombstoneSkip); the live rows left out are scanned by a later pass
+ * once compaction has purged the tombstones. A failing read costs one failed request; isolating a
+ * partition takes at most 64 of them.
  */
 export class TokenRangeReader<T extends KeyedRow> {
   private cursor: Cursor;
   /** Queries issued, for tests and logs. */
   queries = 0;
+  /** Reads that failed on tombstones. */
+  tombstoneFailures = 0;
+  /** The last row returned, and the one a range failure already recovered from. */
+  private lastRow?: KeyedRow;
+  private recoveredFrom?: KeyedRow;
+  private readonly isTombstoneFailure: (e: unknown) => boolean;
 
   constructor(
     private readonly source: PageSource<T>,
     private readonly spans: readonly TokenSpan[],
     from: ScanPosition,
     private readonly fetchSize: number,
+    private readonly options: TokenRangeReaderOptions = {},
   ) {
+    this.isTombstoneFailure = options.isTombstoneFailure ?? isTooManyTombstones;
     this.cursor =
       from.partition && spansContain(spans, from.token)
         ? { kind: 'partition', token: from.token, ...from.partition }
@@ -38,6 +71,45 @@ export class TokenRangeReader<T extends KeyedRow> {
   /** The next page of rows (possibly empty: a page may hold only tombstones), or undefined at the end. */
   async nextPage(): Promise<T[] | undefined> {
     const c = this.cursor;
+    try {
+      const rows = await this.read(c);
+      if (rows && rows.length > 0) this.lastRow = rows[rows.length - 1];
+      return rows;
+    } catch (e) {
+      if (c.kind === 'done' || !this.isTombstoneFailure(e)) throw e;
+      this.tombstoneFailures++;
+      this.recover(c);
+      return [];
+    }
+  }
+
+  private recover(c: Exclude<Cursor, { kind: 'done' }>): void {
+    if (c.kind === 'partition') {
+      this.options.onTombstoneSkip?.({ kind: 'partition-rest', token: c.token, bucketId: c.bucketId, parent: c.parent, afterName: c.afterName });
+      this.cursor = this.rangeCursorAfter(c.token);
+      return;
+    }
+    const span = c.spans[c.index];
+    const last = this.lastRow;
+    const inSpan = last !== undefined && last.token > span.start && last.token <= span.end;
+    if (inSpan && last !== this.recoveredFrom) {
+      // Maybe the tombstones are in the rest of the last row's partition: read it on its own first.
+      this.recoveredFrom = last;
+      this.cursor = { kind: 'partition', token: last.token, bucketId: last.bucketId, parent: last.parent, afterName: last.name };
+      return;
+    }
+    const start = inSpan ? last.token : span.start;
+    const rest = c.spans.slice(c.index + 1);
+    if (span.end - start <= 1n) {
+      this.options.onTombstoneSkip?.({ kind: 'span', span: { start, end: span.end } });
+      this.cursor = rest.length > 0 ? { kind: 'range', spans: rest, index: 0 } : { kind: 'done' };
+      return;
+    }
+    const mid = start + (span.end - start) / 2n;
+    this.cursor = { kind: 'range', spans: [{ start, end: mid }, { start: mid, end: span.end }, ...rest], index: 0 };
+  }
+
+  private async read(c: Cursor): Promise<T[] | undefined> {
     switch (c.kind) {
       case 'done':
         return undefined;
