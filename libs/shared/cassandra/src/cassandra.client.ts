@@ -36,7 +36,12 @@ export function createDriverClient(
       serialConsistency: consistencyOf(options.serialConsistency),
       prepare: true,
     },
-    pooling: { heartBeatInterval: 5000 },
+    pooling: {
+      heartBeatInterval: 5000,
+      ...(options.connectionsPerHost
+        ? { coreConnectionsPerHost: { [types.distance.local]: options.connectionsPerHost, [types.distance.remote]: 1 } }
+        : {}),
+    },
     ...extra,
   });
 }

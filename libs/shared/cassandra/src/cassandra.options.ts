@@ -15,6 +15,8 @@ export interface CassandraOptions {
   serialConsistency: ConsistencyName;
   /** Per-request timeout. */
   requestTimeoutMs: number;
+  /** Connections to each node of the local data center (default 1, the driver's). */
+  connectionsPerHost?: number;
   /** Application name reported to Cassandra (visible in system_views.clients). */
   applicationName: string;
 }

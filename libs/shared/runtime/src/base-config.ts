@@ -21,6 +21,8 @@ export const baseEnvSchema = z.object({
   CASSANDRA_CONSISTENCY: z.enum(consistencyNames).default('localQuorum'),
   CASSANDRA_SERIAL_CONSISTENCY: z.enum(consistencyNames).default('localSerial'),
   CASSANDRA_REQUEST_TIMEOUT_MS: envVar.int(12000, 100),
+  /** Connections to each node of the local data center (one is a single socket and I/O thread on the node). */
+  CASSANDRA_CONNECTIONS_PER_HOST: envVar.int(1, 1, 16),
   CASSANDRA_REPLICATION: z
     .string()
     .default('SimpleStrategy:1')
@@ -67,6 +69,7 @@ export function toBaseConfig(app: string, env: BaseEnv, managementPort: number):
       consistency: env.CASSANDRA_CONSISTENCY,
       serialConsistency: env.CASSANDRA_SERIAL_CONSISTENCY,
       requestTimeoutMs: env.CASSANDRA_REQUEST_TIMEOUT_MS,
+      connectionsPerHost: env.CASSANDRA_CONNECTIONS_PER_HOST,
       applicationName: `ostore-${app}`,
     },
     replication: parseReplication(env.CASSANDRA_REPLICATION),
