@@ -1,5 +1,5 @@
 import { Client, types } from 'cassandra-driver';
-import { str, versionRowOf } from '@ostore/metastore/data-access';
+import { NameRange, nameRangeCql, str, versionRowOf } from '@ostore/metastore/data-access';
 import { KeyedRow, PageSource, RowPage } from './page-source';
 import { ScannedUploadRow, ScannedVersionRow } from './scanned-object';
 import { TokenSpan } from './token-ring';
@@ -52,6 +52,7 @@ export const UPLOADS_TABLE: ScannedTable<ScannedUploadRow> = {
 export class CassandraPageSource<T extends KeyedRow> implements PageSource<T> {
   private readonly rangeCql: string;
   private readonly partitionCql: string;
+  private readonly selectCql: string;
 
   constructor(
     private readonly client: Client,
@@ -59,6 +60,7 @@ export class CassandraPageSource<T extends KeyedRow> implements PageSource<T> {
     private readonly consistency = types.consistencies.one,
   ) {
     const select = `SELECT token(bucket_id, parent) AS t, ${spec.columns} FROM ${spec.table}`;
+    this.selectCql = select;
     this.rangeCql = `${select} WHERE token(bucket_id, parent) > ? AND token(bucket_id, parent) <= ?`;
     this.partitionCql = `${select} WHERE bucket_id = ? AND parent = ? AND name > ?`;
   }
@@ -74,6 +76,14 @@ export class CassandraPageSource<T extends KeyedRow> implements PageSource<T> {
     pageState?: string,
   ): Promise<RowPage<T>> {
     return this.page(this.partitionCql, [key.bucketId, key.parent, afterName], fetchSize, pageState);
+  }
+
+  async partitionSlice(key: { bucketId: string; parent: string }, range: NameRange, limit: number): Promise<T[]> {
+    const params: unknown[] = [key.bucketId, key.parent];
+    const cql = `${this.selectCql} WHERE bucket_id = ? AND parent = ?${nameRangeCql(range, params)} LIMIT ?`;
+    params.push(limit);
+    const rs = await this.client.execute(cql, params, { prepare: true, consistency: this.consistency, isIdempotent: true });
+    return rs.rows.map((r) => this.spec.decode(r, BigInt((r['t'] as types.Long).toString())));
   }
 
   private async page(cql: string, params: unknown[], fetchSize: number, pageState?: string): Promise<RowPage<T>> {

@@ -98,11 +98,12 @@ const DEFAULT_PUBLISH_MAX_BYTES = 512 * 1024;
  * `tombstone_failure_threshold` (100,000) tombstones before it collects `fetchSize` live rows —
  * e.g. in a directory where a run of 100,000 adjacent keys was deleted and not yet compacted
  * away (gc_grace_seconds). Smaller pages do not help there (the tombstones lie between two live
- * rows). The reader does not retry such a read: it narrows the failure down and leaves out
- * only the rest of the partition or the single-token span that holds the tombstones (see
- * TokenRangeReader), so the pass goes on; each omission is a warning in the log and counts in
- * ostore_scanner_tombstone_skips_total. The live rows left out are scanned once compaction has
- * purged the tombstones (gc_grace_seconds).
+ * rows). The reader does not retry such a read: it narrows the failure down to the partition
+ * and reads that partition in name slices that each stay under the threshold (see
+ * TokenRangeReader), so the pass goes on. Only a partition that begins with the run (its key
+ * cannot be read) or a slice that cannot be split further is left out: a warning in the log and
+ * ostore_scanner_tombstone_skips_total; those rows are scanned once compaction has purged the
+ * tombstones (gc_grace_seconds).
  */
 export class LocalScanner {
   private readonly limiter?: TokenBucket;

@@ -1,3 +1,4 @@
+import type { NameRange } from '@ostore/metastore/data-access';
 import { TokenSpan } from './token-ring';
 
 /** A row of a table partitioned by (bucket_id, parent), with its partition's token. */
@@ -25,4 +26,10 @@ export interface PageSource<T extends KeyedRow> {
     fetchSize: number,
     pageState?: string,
   ): Promise<RowPage<T>>;
+  /**
+   * Up to `limit` rows of one partition whose name is in `range`, in clustering order, as one
+   * bounded read (no paging): what the reader slices a partition into when a read of it gives up
+   * on tombstones. Optional: without it such a partition's rest is left to a later pass.
+   */
+  partitionSlice?(key: { bucketId: string; parent: string }, range: NameRange, limit: number): Promise<T[]>;
 }

@@ -1,6 +1,7 @@
 import { byVtsDesc, vrow } from './scan-fixtures.spec-helper';
 import { ScannedVersionRow } from './scanned-object';
 import { InMemoryPageSource } from './testing';
+import type { NameRange } from '@ostore/metastore/data-access';
 import { PageSource, RowPage } from './page-source';
 import { TombstoneSkip, TokenRangeReader } from './token-range-reader';
 import { MIN_TOKEN, TokenSpan } from './token-ring';
@@ -74,7 +75,11 @@ describe(TokenRangeReader.name, () => {
 /** Rows plus runs of tombstones: a read that must pass over a run before its page is full fails like Cassandra does. */
 class TombstonedSource implements PageSource<ScannedVersionRow> {
   queries = 0;
-  constructor(private readonly items: { row: ScannedVersionRow; tomb?: boolean }[]) {}
+  /** `threshold`: tombstones one read may pass over (Cassandra: 100,000); one more fails it. */
+  constructor(
+    protected readonly items: { row: ScannedVersionRow; tomb?: boolean }[],
+    protected readonly threshold = 0,
+  ) {}
 
   async range(span: TokenSpan, fetchSize: number, pageState?: string): Promise<RowPage<ScannedVersionRow>> {
     return this.page((r) => r.token > span.start && r.token <= span.end, fetchSize, pageState);
@@ -89,11 +94,32 @@ class TombstonedSource implements PageSource<ScannedVersionRow> {
     const all = this.items.filter((i) => match(i.row));
     const rows: ScannedVersionRow[] = [];
     let i = pageState ? Number(pageState) : 0;
+    let tombs = 0;
     for (; i < all.length && rows.length < fetchSize; i++) {
-      if (all[i].tomb) throw Object.assign(new Error('Operation failed - received 0 responses and 1 failures'), { code: 0x1300 });
-      rows.push(all[i].row);
+      if (all[i].tomb && ++tombs > this.threshold) throw tooManyTombstones();
+      if (!all[i].tomb) rows.push(all[i].row);
     }
     return { rows, pageState: i < all.length ? String(i) : undefined };
+  }
+}
+
+const tooManyTombstones = () => Object.assign(new Error('Operation failed - received 0 responses and 1 failures'), { code: 0x1300 });
+
+/** The same, able to read bounded name slices of a partition (as CassandraPageSource). */
+class SlicingTombstonedSource extends TombstonedSource {
+  async partitionSlice(key: { bucketId: string; parent: string }, range: NameRange, limit: number): Promise<ScannedVersionRow[]> {
+    this.queries++;
+    const inRange = (n: string) =>
+      (range.gt === undefined || n > range.gt) && (range.gte === undefined || n >= range.gte) && (range.lt === undefined || n < range.lt);
+    const rows: ScannedVersionRow[] = [];
+    let tombs = 0;
+    for (const i of this.items) {
+      if (i.row.bucketId !== key.bucketId || i.row.parent !== key.parent || !inRange(i.row.name)) continue;
+      if (rows.length >= limit) break;
+      if (i.tomb && ++tombs > this.threshold) throw tooManyTombstones();
+      if (!i.tomb) rows.push(i.row);
+    }
+    return rows;
   }
 }
 
@@ -130,6 +156,36 @@ describe(`${TokenRangeReader.name} and tombstones`, () => {
     const { rows, skips } = await readAllSkipping(new TombstonedSource(items), 100);
     expect(rows).toEqual(['-10:b/a', '7:d/a', '8:d/b', '999:f/a']);
     expect(skips.map((s) => (s.kind === 'span' ? s.span.end : s.token))).toEqual([-900n, 5n, 500n]);
+  });
+
+  it('with name slices, reads the rest of a partition behind its tombstones, whole objects in order', async () => {
+    // 40 tombstones between q/a..q/b and q/keep-*; one read may pass over 10 of them
+    const items = [
+      live(-50n, 'p/', 'a'),
+      live(10n, 'q/', 'a'),
+      live(10n, 'q/', 'b'),
+      ...Array.from({ length: 40 }, (_, i) => tomb(10n, 'q/', `exp-${String(i).padStart(2, '0')}`)),
+      ...Array.from({ length: 5 }, (_, i) => live(10n, 'q/', `keep-${i}`)),
+      live(60n, 'r/', 'a'),
+    ];
+    for (const fetchSize of [2, 3, 100]) {
+      const { rows, skips } = await readAllSkipping(new SlicingTombstonedSource(items, 10), fetchSize);
+      expect(rows).toEqual(['-50:p/a', '10:q/a', '10:q/b', ...Array.from({ length: 5 }, (_, i) => `10:q/keep-${i}`), '60:r/a']);
+      expect(skips).toEqual([]);
+    }
+  });
+
+  it('with name slices, finds the key of a partition isolated by token and reads it whole', async () => {
+    const items = [
+      live(-50n, 'p/', 'a'),
+      live(40n, 'wide/', 'a-0'),
+      ...Array.from({ length: 30 }, (_, i) => tomb(40n, 'wide/', `exp-${String(i).padStart(2, '0')}`)),
+      live(40n, 'wide/', 'keep-0'),
+      live(60n, 'r/', 'a'),
+    ];
+    const { rows, skips } = await readAllSkipping(new SlicingTombstonedSource(items, 10), 100);
+    expect(rows).toEqual(['-50:p/a', '40:wide/a-0', '40:wide/keep-0', '60:r/a']);
+    expect(skips).toEqual([]);
   });
 
   it('still throws other read errors (the scanner retries those)', async () => {

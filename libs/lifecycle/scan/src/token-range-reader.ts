@@ -1,4 +1,4 @@
-import { isTooManyTombstones } from '@ostore/metastore/data-access';
+import { isTooManyTombstones, NameRange, readNameRange } from '@ostore/metastore/data-access';
 import { KeyedRow, PageSource } from './page-source';
 import { ScanPosition } from './scan-position';
 import { spansAfter, spansContain, TokenSpan } from './token-ring';
@@ -18,6 +18,7 @@ export interface TokenRangeReaderOptions {
 type Cursor =
   | { kind: 'partition'; token: bigint; bucketId: string; parent: string; afterName: string; pageState?: string }
   | { kind: 'range'; spans: TokenSpan[]; index: number; pageState?: string }
+  | { kind: 'sliced'; token: bigint; bucketId: string; parent: string; from: NameRange }
   | { kind: 'done' };
 
 /**
@@ -35,10 +36,13 @@ type Cursor =
  * small the page (they lie between two live rows), and retrying it fails again — a directory
  * whose 100,000 adjacent entries were deleted would stall the whole pass until compaction. So
  * such a failure is not thrown: the reader narrows it down and leaves out only what it must —
- *  - in a partition read, the rest of that partition;
+ *  - in a partition read, nothing if the source can read name slices (the rest of the partition
+ *    is then read in slices halved until each stays under the threshold, as listings do), else
+ *    the rest of that partition;
  *  - in a range read, first the rest of the partition of the last row it returned (read on its
- *    own), then the remaining span is halved again and again; a span of a single token that still
- *    fails (the partition full of tombstones) is left out.
+ *    own), then the remaining span is halved again and again down to a single token, i.e. one
+ *    partition: that one is read in name slices if its first row can be read (its key), else left
+ *    out (a partition that begins with the tombstones).
  * Each omission is reported (onTombstoneSkip); the live rows left out are scanned by a later pass
  * once compaction has purged the tombstones. A failing read costs one failed request; isolating a
  * partition takes at most 64 of them.
@@ -78,14 +82,19 @@ export class TokenRangeReader<T extends KeyedRow> {
     } catch (e) {
       if (c.kind === 'done' || !this.isTombstoneFailure(e)) throw e;
       this.tombstoneFailures++;
-      this.recover(c);
+      await this.recover(c);
       return [];
     }
   }
 
-  private recover(c: Exclude<Cursor, { kind: 'done' }>): void {
-    if (c.kind === 'partition') {
-      this.options.onTombstoneSkip?.({ kind: 'partition-rest', token: c.token, bucketId: c.bucketId, parent: c.parent, afterName: c.afterName });
+  private async recover(c: Exclude<Cursor, { kind: 'done' }>): Promise<void> {
+    if (c.kind === 'partition' && this.source.partitionSlice) {
+      this.cursor = { kind: 'sliced', token: c.token, bucketId: c.bucketId, parent: c.parent, from: { gt: c.afterName } };
+      return;
+    }
+    if (c.kind === 'partition' || c.kind === 'sliced') {
+      const afterName = c.kind === 'partition' ? c.afterName : (c.from.gt ?? c.from.gte ?? '');
+      this.options.onTombstoneSkip?.({ kind: 'partition-rest', token: c.token, bucketId: c.bucketId, parent: c.parent, afterName });
       this.cursor = this.rangeCursorAfter(c.token);
       return;
     }
@@ -100,7 +109,26 @@ export class TokenRangeReader<T extends KeyedRow> {
     }
     const start = inSpan ? last.token : span.start;
     const rest = c.spans.slice(c.index + 1);
+    if (span.end <= start) {
+      // the last row's partition ends the span and has been handled: nothing left in it
+      this.cursor = rest.length > 0 ? { kind: 'range', spans: rest, index: 0 } : { kind: 'done' };
+      return;
+    }
     if (span.end - start <= 1n) {
+      // One token, i.e. one partition: if its first row can be read, its key lets us slice it.
+      if (this.source.partitionSlice) {
+        const first = await this.source.range({ start, end: span.end }, 1).then(
+          (page) => page.rows[0],
+          (e: unknown) => {
+            if (this.isTombstoneFailure(e)) return undefined;
+            throw e;
+          },
+        );
+        if (first) {
+          this.cursor = { kind: 'sliced', token: first.token, bucketId: first.bucketId, parent: first.parent, from: { gte: '' } };
+          return;
+        }
+      }
       this.options.onTombstoneSkip?.({ kind: 'span', span: { start, end: span.end } });
       this.cursor = rest.length > 0 ? { kind: 'range', spans: rest, index: 0 } : { kind: 'done' };
       return;
@@ -123,6 +151,32 @@ export class TokenRangeReader<T extends KeyedRow> {
         );
         this.cursor = page.pageState ? { ...c, pageState: page.pageState } : this.rangeCursorAfter(c.token);
         return page.rows;
+      }
+      case 'sliced': {
+        const key = { bucketId: c.bucketId, parent: c.parent };
+        const rows = await readNameRange(
+          c.from,
+          this.fetchSize,
+          (range, limit) => {
+            this.queries++;
+            return this.source.partitionSlice!(key, range, limit);
+          },
+          (row) => row.name,
+        );
+        if (rows.length < this.fetchSize) {
+          this.cursor = this.rangeCursorAfter(c.token);
+          return rows;
+        }
+        // A full answer may end inside an object: hand out whole objects only and read that one
+        // again from its first version (unless it alone filled the page: then go on after it).
+        const lastName = rows[rows.length - 1].name;
+        const whole = rows.filter((r) => r.name !== lastName);
+        if (whole.length === 0) {
+          this.cursor = { ...c, from: { gt: lastName } };
+          return rows;
+        }
+        this.cursor = { ...c, from: { gte: lastName } };
+        return whole;
       }
       case 'range': {
         this.queries++;
