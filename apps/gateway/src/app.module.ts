@@ -2,7 +2,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { resolve } from 'path';
 import { ClockModule } from '@ostore/shared/clock';
 import { CassandraModule } from '@ostore/shared/cassandra';
-import { KafkaModule, UsageDeltaModule, UsageDeltaPublisher, usageCloseTimeoutMs } from '@ostore/queue/data-access';
+import { KafkaModule, UsageDeltaModule, UsageDeltaPublisher } from '@ostore/queue/data-access';
 import { JsonLogger, MetricsRegistry, ObservabilityModule } from '@ostore/shared/observability';
 import { BlockStorageModule } from '@ostore/storage/blocks';
 import { S3CoreModule } from '@ostore/s3/core';
@@ -25,17 +25,7 @@ export class AppModule {
       gcIntervalMs: config.blocks.gcIntervalMs,
     });
     // PUT, multipart parts, copies and deletes change bucket sizes: deltas to s3-<cluster>-usage.
-    const usage =
-      config.usage.mode === 'kafka'
-        ? UsageDeltaModule.forRoot({
-            source: 'gateway',
-            sourceHost: config.usage.sourceHost,
-            batchMax: config.usage.batchMax,
-            lingerMs: config.usage.lingerMs,
-            bufferMax: config.usage.bufferMax,
-            closeTimeoutMs: usageCloseTimeoutMs(config.shutdownTimeoutMs),
-          })
-        : undefined;
+    const usage = UsageDeltaModule.fromConfig('gateway', config.usage, config.shutdownTimeoutMs);
     const core = S3CoreModule.forRoot({
       imports: usage ? [blocks, usage] : [blocks],
       usageRecorder: usage ? UsageDeltaPublisher : undefined,

@@ -10,7 +10,6 @@ import {
   SubscribeOptions,
   UsageDeltaModule,
   UsageDeltaPublisher,
-  usageCloseTimeoutMs,
 } from '@ostore/queue/data-access';
 import { JsonLogger, MetricsRegistry, ObservabilityModule } from '@ostore/shared/observability';
 import { BlockStorageModule } from '@ostore/storage/blocks';
@@ -53,17 +52,7 @@ export class AppModule {
       gcGraceMs: config.blocks.gcGraceMs,
     });
     // Lifecycle deletions and aborts release bytes: their usage deltas go to s3-<cluster>-usage.
-    const usage =
-      config.usage.mode === 'kafka'
-        ? UsageDeltaModule.forRoot({
-            source: 'scheduler',
-            sourceHost: config.usage.sourceHost,
-            batchMax: config.usage.batchMax,
-            lingerMs: config.usage.lingerMs,
-            bufferMax: config.usage.bufferMax,
-            closeTimeoutMs: usageCloseTimeoutMs(config.shutdownTimeoutMs),
-          })
-        : undefined;
+    const usage = UsageDeltaModule.fromConfig('scheduler', config.usage, config.shutdownTimeoutMs);
     const core = S3CoreModule.forRoot({
       imports: usage ? [blocks, usage] : [blocks],
       usageRecorder: usage ? UsageDeltaPublisher : undefined,

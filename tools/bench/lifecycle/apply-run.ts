@@ -5,23 +5,11 @@ import { cpus, loadavg, totalmem } from 'os';
 import { resolve } from 'path';
 import { Readable } from 'stream';
 import { parseLifecycleXml } from '@ostore/lifecycle/rules';
-import { Metastore } from '@ostore/metastore/data-access';
 import { MigrationRunner, migrations, parseReplication } from '@ostore/metastore/schema';
 import { VersionCandidate } from '@ostore/queue/contracts';
 import { CassandraQueueProducer, CassandraQueueRepository, KafkaClient, KafkaQueueProducer, QueueProducer } from '@ostore/queue/data-access';
-import { createS3Core, S3Core } from '@ostore/s3/core';
-import { CassandraClient, CassandraOptions, createDriverClient } from '@ostore/shared/cassandra';
-import { SystemClock } from '@ostore/shared/clock';
-import { JsonLogger, MetricsRegistry } from '@ostore/shared/observability';
-import {
-  BlockReclaimer,
-  BlockStateRepository,
-  BlockStores,
-  CassandraBlockManager,
-  CassandraBlockStore,
-  CompressedBlockStore,
-  resolveBlockLifecycle,
-} from '@ostore/storage/blocks';
+import { CassandraOptions, createDriverClient } from '@ostore/shared/cassandra';
+import { coreOver } from './bench-core';
 
 const ROOT = resolve(__dirname, '../../..');
 type Mode = 'unversioned' | 'versioned' | 'noncurrent';
@@ -136,19 +124,7 @@ export async function main(argv: string[]): Promise<number> {
   const admin = createDriverClient(cassandra, false);
   await admin.connect();
   await new MigrationRunner(admin).migrate(migrations, { keyspace, replication: parseReplication('SimpleStrategy:1') });
-  const client = new CassandraClient(cassandra);
-  await client.connect();
-  const clock = new SystemClock();
-  const metrics = new MetricsRegistry('bench', false);
-  const logger = new JsonLogger('bench', 'warn');
-  const settings = resolveBlockLifecycle({});
-  const stores = new BlockStores([
-    new CassandraBlockStore(client, { tier: 'standard' }),
-    new CompressedBlockStore(new CassandraBlockStore(client, { tier: 'cold-raw' }), { tier: 'cold' }),
-  ]);
-  const repo = new BlockStateRepository(client);
-  const blocks = new CassandraBlockManager(repo, stores, new BlockReclaimer(repo, stores, settings, metrics, logger), settings, clock, metrics, logger);
-  const core: S3Core = createS3Core({ metastore: new Metastore(client), blocks, clock, logger });
+  const { core, client } = await coreOver(cassandra);
 
   // 1. the bucket and its objects
   const bucket = `apply-${o.mode}`;

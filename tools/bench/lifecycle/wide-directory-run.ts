@@ -2,7 +2,7 @@ import { randomBytes } from 'crypto';
 import { mkdirSync, writeFileSync } from 'fs';
 import { cpus, loadavg, totalmem } from 'os';
 import { resolve } from 'path';
-import { CreateBucketCommand, PutBucketLifecycleConfigurationCommand, S3Client } from '@aws-sdk/client-s3';
+import { S3Client } from '@aws-sdk/client-s3';
 import { KafkaClient } from '@ostore/queue/data-access';
 import { CassandraOptions } from '@ostore/shared/cassandra';
 import { dropKeyspace, freePort, GatewayProcess } from '../lib/gateway';
@@ -10,6 +10,7 @@ import {
   Layout,
   ListingResult,
   coreOver,
+  createWideBucket,
   measureListings,
   scanOnce,
   SchedulerProcess,
@@ -145,22 +146,7 @@ export async function main(argv: string[]): Promise<number> {
         maxAttempts: 1,
       });
       const bucket = `wide-${layout}`;
-      await s3.send(new CreateBucketCommand({ Bucket: bucket }));
-      await s3.send(
-        new PutBucketLifecycleConfigurationCommand({
-          Bucket: bucket,
-          LifecycleConfiguration: {
-            Rules: [
-              {
-                ID: 'wide',
-                Status: 'Enabled',
-                Filter: layout === 'contiguous' ? { Prefix: 'wide/exp-' } : { ObjectSizeLessThan: 150 },
-                Expiration: { Days: 1 },
-              },
-            ],
-          },
-        }),
-      );
+      await createWideBucket(s3, bucket, layout);
 
       // 1. the objects
       const { core, client } = await coreOver(cassandra);

@@ -2,24 +2,23 @@ import { ChildProcess, spawn } from 'child_process';
 import { createWriteStream, mkdirSync } from 'fs';
 import { dirname, resolve } from 'path';
 import { Readable } from 'stream';
-import { ListObjectsV2Command, ListObjectsV2CommandOutput, S3Client } from '@aws-sdk/client-s3';
+import {
+  CreateBucketCommand,
+  ListObjectsV2Command,
+  ListObjectsV2CommandOutput,
+  PutBucketLifecycleConfigurationCommand,
+  S3Client,
+} from '@aws-sdk/client-s3';
 import { lifecycleTiming } from '@ostore/lifecycle/rules';
 import { createLocalScan, createLocalScanClient, localScanSpans, ScanMetrics } from '@ostore/lifecycle/scan';
-import { Metastore } from '@ostore/metastore/data-access';
 import { KafkaClient, KafkaQueueProducer } from '@ostore/queue/data-access';
-import { createS3Core, Owner, S3Core } from '@ostore/s3/core';
+import { Owner, S3Core } from '@ostore/s3/core';
 import { CassandraClient, CassandraOptions } from '@ostore/shared/cassandra';
 import { SystemClock } from '@ostore/shared/clock';
-import { JsonLogger, MetricsRegistry } from '@ostore/shared/observability';
-import {
-  BlockReclaimer,
-  BlockStateRepository,
-  BlockStores,
-  CassandraBlockManager,
-  CassandraBlockStore,
-  CompressedBlockStore,
-  resolveBlockLifecycle,
-} from '@ostore/storage/blocks';
+import { MetricsRegistry } from '@ostore/shared/observability';
+import { coreOver } from './bench-core';
+
+export { coreOver };
 
 /**
  * The wide-directory story (issue 4), shared by the bench (wide-directory.mjs) and its spec
@@ -61,40 +60,27 @@ export function wideKeys(layout: Layout, n: number, deleteFraction = 0.9): WideK
   });
 }
 
-/** The bucket's lifecycle configuration (S3 XML) for a layout. */
-export function wideRuleXml(layout: Layout): string {
-  const filter =
-    layout === 'contiguous'
-      ? '<Filter><Prefix>wide/exp-</Prefix></Filter>'
-      : '<Filter><ObjectSizeLessThan>150</ObjectSizeLessThan></Filter>';
-  return `<LifecycleConfiguration><Rule><ID>wide</ID>${filter}<Status>Enabled</Status><Expiration><Days>1</Days></Expiration></Rule></LifecycleConfiguration>`;
-}
-
-/** The S3 core (the gateway's object service and metastore code) over its own session. */
-export async function coreOver(
-  cassandra: CassandraOptions,
-): Promise<{ core: S3Core; client: CassandraClient }> {
-  const client = new CassandraClient(cassandra);
-  await client.connect();
-  const clock = new SystemClock();
-  const metrics = new MetricsRegistry('bench', false);
-  const logger = new JsonLogger('bench', 'warn');
-  const settings = resolveBlockLifecycle({});
-  const stores = new BlockStores([
-    new CassandraBlockStore(client, { tier: 'standard' }),
-    new CompressedBlockStore(new CassandraBlockStore(client, { tier: 'cold-raw' }), { tier: 'cold' }),
-  ]);
-  const repo = new BlockStateRepository(client);
-  const blocks = new CassandraBlockManager(
-    repo,
-    stores,
-    new BlockReclaimer(repo, stores, settings, metrics, logger),
-    settings,
-    clock,
-    metrics,
-    logger,
+/**
+ * Creates the story's bucket through S3 with its lifecycle rule: Days=1 on `wide/exp-` keys
+ * (contiguous) or on bodies under 150 bytes (interleaved).
+ */
+export async function createWideBucket(s3: S3Client, bucket: string, layout: Layout): Promise<void> {
+  await s3.send(new CreateBucketCommand({ Bucket: bucket }));
+  await s3.send(
+    new PutBucketLifecycleConfigurationCommand({
+      Bucket: bucket,
+      LifecycleConfiguration: {
+        Rules: [
+          {
+            ID: 'wide',
+            Status: 'Enabled',
+            Filter: layout === 'contiguous' ? { Prefix: 'wide/exp-' } : { ObjectSizeLessThan: 150 },
+            Expiration: { Days: 1 },
+          },
+        ],
+      },
+    }),
   );
-  return { core: createS3Core({ metastore: new Metastore(client), blocks, clock, logger }), client };
 }
 
 /**

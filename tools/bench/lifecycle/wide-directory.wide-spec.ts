@@ -1,10 +1,11 @@
-import { CreateBucketCommand, PutBucketLifecycleConfigurationCommand, S3Client } from '@aws-sdk/client-s3';
+import { S3Client } from '@aws-sdk/client-s3';
 import { cassandraOptions, freshCluster, GatewayUnderTest, stackEnv, startGateway } from '@ostore/testing';
 import { createServer } from 'net';
 import { resolve } from 'path';
 import { KafkaClient } from '@ostore/queue/data-access';
 import {
   coreOver,
+  createWideBucket,
   Layout,
   measureListings,
   scanOnce,
@@ -60,22 +61,7 @@ describe.each(LAYOUTS)(`a directory of ${N} objects, 90 %% expired by lifecycle 
       forcePathStyle: true,
       maxAttempts: 1,
     });
-    await s3.send(new CreateBucketCommand({ Bucket: bucket }));
-    await s3.send(
-      new PutBucketLifecycleConfigurationCommand({
-        Bucket: bucket,
-        LifecycleConfiguration: {
-          Rules: [
-            {
-              ID: 'wide',
-              Status: 'Enabled',
-              Filter: layout === 'contiguous' ? { Prefix: 'wide/exp-' } : { ObjectSizeLessThan: 150 },
-              Expiration: { Days: 1 },
-            },
-          ],
-        },
-      }),
-    );
+    await createWideBucket(s3, bucket, layout);
   });
   afterAll(async () => {
     for (const c of closers.reverse()) await c().catch(() => undefined);

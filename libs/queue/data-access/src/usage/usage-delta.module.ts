@@ -66,6 +66,23 @@ export class UsageDeltaModule {
       exports: [UsageDeltaPublisher],
     };
   }
+
+  /** The module an app's usage configuration asks for, or undefined when deltas are off. */
+  static fromConfig(
+    source: UsageDeltaModuleOptions['source'],
+    usage: UsageConfig,
+    shutdownTimeoutMs: number,
+  ): DynamicModule | undefined {
+    if (usage.mode !== 'kafka') return undefined;
+    return UsageDeltaModule.forRoot({
+      source,
+      sourceHost: usage.sourceHost,
+      batchMax: usage.batchMax,
+      lingerMs: usage.lingerMs,
+      bufferMax: usage.bufferMax,
+      closeTimeoutMs: usageCloseTimeoutMs(shutdownTimeoutMs),
+    });
+  }
 }
 
 /** The USAGE_* variables of an app's configuration, parsed. */
