@@ -29,7 +29,12 @@ export class AppModule {
     const core = S3CoreModule.forRoot({
       imports: usage ? [blocks, usage] : [blocks],
       usageRecorder: usage ? UsageDeltaPublisher : undefined,
-      settings: { inlineBodyMaxBytes: config.s3.inlineBodyMaxBytes, bucketCacheTtlMs: config.s3.bucketCacheMs, folderCacheTtlMs: config.s3.folderCacheMs },
+      settings: {
+        inlineBodyMaxBytes: config.s3.inlineBodyMaxBytes,
+        snapshotBodyMaxBytes: config.s3.snapshotBodyMaxBytes,
+        bucketCacheTtlMs: config.s3.bucketCacheMs,
+        folderCacheTtlMs: config.s3.folderCacheMs,
+      },
     });
     return {
       module: AppModule,

@@ -2,6 +2,7 @@ export * from './statement';
 export * from './buckets.repository';
 export * from './users.repository';
 export * from './versions.repository';
+export * from './meta-snapshot';
 export * from './objects.repository';
 export * from './folders.repository';
 export * from './uploads.repository';

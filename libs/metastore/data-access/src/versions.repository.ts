@@ -2,6 +2,7 @@ import { types } from 'cassandra-driver';
 import type { CassandraClient } from '@ostore/shared/cassandra';
 import { forEachLimited, mapOf, nameRangeCql, NameRange, num, optNum, optStr, Statement, str, ts } from './statement';
 import { readNameRange, SplitPoints } from './tombstone-slices';
+import { decodeMetaSnapshot } from './meta-snapshot';
 
 /** One row of `versions`: a version, a delete marker, or a ghost (invisible null marker). */
 export interface VersionRow {
@@ -23,6 +24,16 @@ export interface VersionRow {
   ownerId: string;
   ownerName: string;
   partCount?: number;
+  /**
+   * The version's metadata (and small inline body) from the row's own snapshot (migration 006),
+   * when the read asked for it and the row still has one; else read `version_meta`.
+   */
+  snapshot?: VersionMetaRow;
+}
+
+/** Reads that also want the row's metadata snapshot (GET/HEAD: one read instead of two). */
+export interface RowReadOptions {
+  snapshot?: boolean;
 }
 
 /** Where a version row is: its full primary key. */
@@ -70,7 +81,7 @@ const VERSION_COLUMNS =
   'bucket_id, parent, name, vts, vid, is_null, is_delete_marker, is_ghost, size, etag, last_modified, storage_class, owner_id, owner_name, part_count';
 
 export function versionRowOf(r: Record<string, unknown>): VersionRow {
-  return {
+  const row: VersionRow = {
     bucketId: str(r['bucket_id']),
     parent: str(r['parent']),
     name: str(r['name']),
@@ -87,7 +98,15 @@ export function versionRowOf(r: Record<string, unknown>): VersionRow {
     ownerName: str(r['owner_name']),
     partCount: optNum(r['part_count']),
   };
+  const snapshot = r['meta_snapshot'];
+  if (Buffer.isBuffer(snapshot)) {
+    const meta = decodeMetaSnapshot(snapshot, row);
+    if (meta) row.snapshot = meta;
+  }
+  return row;
 }
+
+const columnsOf = (options: RowReadOptions) => (options.snapshot ? `${VERSION_COLUMNS}, meta_snapshot` : VERSION_COLUMNS);
 
 const META_COLUMNS =
   'vid, bucket_id, parent, name, vts, content_type, content_encoding, content_language, content_disposition, cache_control, expires, user_meta, tags, acl, checksums';
@@ -114,17 +133,23 @@ export class VersionsRepository {
   constructor(private readonly client: CassandraClient) {}
 
   /** The newest rows of a key (delete markers and ghosts included), newest first. */
-  async newest(bucketId: string, parent: string, name: string, limit = 1): Promise<VersionRow[]> {
+  async newest(
+    bucketId: string,
+    parent: string,
+    name: string,
+    limit = 1,
+    options: RowReadOptions = {},
+  ): Promise<VersionRow[]> {
     const rs = await this.client.execute(
-      `SELECT ${VERSION_COLUMNS} FROM versions WHERE bucket_id = ? AND parent = ? AND name = ? LIMIT ?`,
+      `SELECT ${columnsOf(options)} FROM versions WHERE bucket_id = ? AND parent = ? AND name = ? LIMIT ?`,
       [bucketId, parent, name, limit],
     );
     return rs.rows.map(versionRowOf);
   }
 
-  async get(loc: VersionLocator): Promise<VersionRow | undefined> {
+  async get(loc: VersionLocator, options: RowReadOptions = {}): Promise<VersionRow | undefined> {
     const rs = await this.client.execute(
-      `SELECT ${VERSION_COLUMNS} FROM versions WHERE bucket_id = ? AND parent = ? AND name = ? AND vts = ? AND vid = ?`,
+      `SELECT ${columnsOf(options)} FROM versions WHERE bucket_id = ? AND parent = ? AND name = ? AND vts = ? AND vid = ?`,
       [loc.bucketId, loc.parent, loc.name, ts(loc.vts), loc.vid],
     );
     const r = rs.first();
@@ -232,13 +257,16 @@ export class VersionsRepository {
     await this.client.batch(statements, { logged: false });
   }
 
-  /** The row (and its null_versions mirror) as statements of the partition's commit mutation. */
-  insertStatements(row: VersionRow, ttlSeconds?: number): Statement[] {
+  /**
+   * The row (and its null_versions mirror) as statements of the partition's commit mutation, with
+   * the metadata snapshot (encodeMetaSnapshot of what writeManifest wrote) when given.
+   */
+  insertStatements(row: VersionRow, ttlSeconds?: number, snapshot?: Buffer): Statement[] {
     const using = ttlSeconds ? 'USING TTL ? AND TIMESTAMP ?' : 'USING TIMESTAMP ?';
     const usingParams = ttlSeconds ? [ttlSeconds, ts(row.vts)] : [ts(row.vts)];
     const out: Statement[] = [
       {
-        query: `INSERT INTO versions (${VERSION_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ${using}`,
+        query: `INSERT INTO versions (${VERSION_COLUMNS}, meta_snapshot) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ${using}`,
         params: [
           row.bucketId,
           row.parent,
@@ -255,6 +283,7 @@ export class VersionsRepository {
           row.ownerId,
           row.ownerName,
           row.partCount ?? null,
+          snapshot ?? types.unset,
           ...usingParams,
         ],
       },
@@ -266,6 +295,19 @@ export class VersionsRepository {
       });
     }
     return out;
+  }
+
+  /**
+   * Removes a row's metadata snapshot, so that readers go to `version_meta`: done BEFORE any change
+   * of the version's metadata (tags, ACL), so that no reader can see a stale snapshot once the
+   * change is acknowledged, even if the changer dies half way. A cell tombstone above the row's
+   * vts: it can never bring back a deleted row, and a row deleted meanwhile stays deleted.
+   */
+  async dropSnapshot(loc: VersionLocator, atMicros: number): Promise<void> {
+    await this.client.execute(
+      `DELETE meta_snapshot FROM versions USING TIMESTAMP ? WHERE bucket_id = ? AND parent = ? AND name = ? AND vts = ? AND vid = ?`,
+      [ts(Math.max(atMicros, loc.vts + 1)), loc.bucketId, loc.parent, loc.name, ts(loc.vts), loc.vid],
+    );
   }
 
   /** Deletes a version row (and its null mirror) at `atMicros`, which must exceed its vts. */

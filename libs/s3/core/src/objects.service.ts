@@ -163,22 +163,23 @@ export class CassandraObjectsService implements ObjectsService {
 
   async head(bucketName: string, key: string, versionId?: string): Promise<ObjectVersion> {
     const bucket = await this.buckets.resolve(bucketName);
+    // One read when the row carries its metadata snapshot (migration 006), else `version_meta` too.
     if (versionId === undefined) {
-      const row = await this.store.newest(bucket.bucketId, key);
+      const row = await this.store.newest(bucket.bucketId, key, { snapshot: true });
       if (!row || row.isGhost) throw noSuchKey(key);
       if (row.isDeleteMarker)
         throw noSuchKey(key, { 'x-amz-delete-marker': 'true', 'x-amz-version-id': this.store.versionIdOf(row) });
-      const meta = await this.ms.versions.readMeta(row.vid, { inlineBody: true });
+      const meta = row.snapshot ?? (await this.ms.versions.readMeta(row.vid, { inlineBody: true }));
       if (!meta) throw noSuchKey(key);
       return this.store.toObjectVersion(bucketName, key, row, true, meta);
     }
     const [row, newest] = await Promise.all([
-      this.store.findVersion(bucket.bucketId, key, versionId),
+      this.store.findVersion(bucket.bucketId, key, versionId, { snapshot: true }),
       this.store.newest(bucket.bucketId, key),
     ]);
     if (!row) throw noSuchVersion(key, versionId);
     if (row.isDeleteMarker) throw this.methodNotAllowedOnMarker(row);
-    const meta = await this.ms.versions.readMeta(row.vid, { inlineBody: true });
+    const meta = row.snapshot ?? (await this.ms.versions.readMeta(row.vid, { inlineBody: true }));
     if (!meta) throw noSuchVersion(key, versionId);
     return this.store.toObjectVersion(bucketName, key, row, newest?.vid === row.vid, meta);
   }
@@ -516,6 +517,9 @@ export class CassandraObjectsService implements ObjectsService {
     change: { tags?: Record<string, string>; acl?: string },
   ): Promise<{ versionId: string }> {
     const row = await this.target(await this.buckets.resolve(bucketName), key, versionId);
+    // the row's snapshot goes first: whatever happens next, no reader sees the old tags or ACL
+    // once this call has answered
+    await this.ms.versions.dropSnapshot(row, this.store.nowMicros());
     if (!(await this.ms.versions.updateMeta(row.vid, change)))
       throw versionId ? noSuchVersion(key, versionId) : noSuchKey(key);
     return { versionId: this.store.versionIdOf(row) };

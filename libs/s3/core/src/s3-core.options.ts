@@ -21,6 +21,13 @@ export interface S3CoreSettings {
    */
   inlineBodyMaxBytes: number;
   /**
+   * A version's `versions` row carries a snapshot of its metadata, so that GET/HEAD of it make one
+   * Cassandra read; an inline body up to this many bytes rides in the snapshot too (a larger one
+   * takes the second read, and such a row gets no snapshot). The bytes make the directory's
+   * partition larger (ListObjectVersions and the lifecycle scan read past them): keep it small.
+   */
+  snapshotBodyMaxBytes: number;
+  /**
    * How long a gateway may reuse a bucket row it read (ms; 0: read on every request). Changes made
    * through this process invalidate it at once; another gateway's change (versioning, ACL, deletion
    * or re-creation of the name) is seen here after at most this long.
@@ -40,6 +47,7 @@ export const defaultS3CoreSettings: S3CoreSettings = {
   maxKeyBytes: 1024,
   conditionalClaimTtlSeconds: 60,
   inlineBodyMaxBytes: 64 * 1024,
+  snapshotBodyMaxBytes: 8 * 1024,
   bucketCacheTtlMs: 2000,
   folderCacheTtlMs: 0,
 };

@@ -4,8 +4,10 @@ import type { ContextLogger } from '@ostore/shared/observability';
 import {
   BlockEntry,
   BucketRow,
+  encodeMetaSnapshot,
   IndexEntry,
   Metastore,
+  RowReadOptions,
   VersionLocator,
   VersionMetaRow,
   VersionRow,
@@ -180,22 +182,17 @@ export class VersionStore {
     };
   }
 
+  /** The `version_meta` row a commit of `spec` writes. */
+  private metaRowOfSpec(vid: string, vts: number, spec: CommitSpec): VersionMetaRow {
+    const { bucket, key, meta, checksums, inlineBody } = spec;
+    return this.metaRowOf(vid, vts, bucket.bucketId, key, meta ?? { userMeta: {} }, checksums ?? {}, inlineBody);
+  }
+
   /** Steps 1-2 of the commit: manifest and references; undone (manifest dropped) if referencing fails. */
-  async writeManifest(vid: string, vts: number, spec: CommitSpec): Promise<void> {
+  private async writeManifest(meta: VersionMetaRow, spec: CommitSpec): Promise<void> {
+    const vid = meta.vid;
     const blocks = spec.blocks ?? [];
-    await this.ms.versions.writeManifest(
-      vid,
-      blocks,
-      this.metaRowOf(
-        vid,
-        vts,
-        spec.bucket.bucketId,
-        spec.key,
-        spec.meta ?? { userMeta: {} },
-        spec.checksums ?? {},
-        spec.inlineBody,
-      ),
-    );
+    await this.ms.versions.writeManifest(vid, blocks, meta);
     try {
       if (blocks.length > 0) await this.blocks.addRefs(blockRefs(blocks), versionRef(vid));
     } catch (e) {
@@ -229,7 +226,14 @@ export class VersionStore {
     // Steps 1-2 and 3 are independent (both only have to land before step 4): one round trip.
     // allSettled, so that a failure of one never leaves the other still running behind our back.
     const before: Promise<unknown>[] = [];
-    if (spec.kind === 'object' && !manifestDone) before.push(this.writeManifest(row.vid, row.vts, spec));
+    // The row carries a snapshot of the metadata this commit writes (one read per GET); a manifest
+    // written earlier (multipart completion) is not at hand, so such a row has none.
+    let snapshot: Buffer | undefined;
+    if (spec.kind === 'object' && !manifestDone) {
+      const meta = this.metaRowOfSpec(row.vid, row.vts, spec);
+      snapshot = encodeMetaSnapshot(meta, this.settings.snapshotBodyMaxBytes);
+      before.push(this.writeManifest(meta, spec));
+    }
     if (spec.kind !== 'ghost') {
       const at = row.lastModified;
       before.push(this.ensureFolders('version_folders', bucketId, spec.key, at));
@@ -240,6 +244,7 @@ export class VersionStore {
     const statements = this.ms.versions.insertStatements(
       row,
       spec.kind === 'ghost' ? this.settings.ghostTtlSeconds : undefined,
+      snapshot,
     );
     statements.push(
       spec.kind === 'object'
@@ -339,26 +344,31 @@ export class VersionStore {
   }
 
   /** The newest row of a key (markers and ghosts included). */
-  async newest(bucketId: string, key: string): Promise<VersionRow | undefined> {
+  async newest(bucketId: string, key: string, options: RowReadOptions = {}): Promise<VersionRow | undefined> {
     const { parent, name } = splitKey(key);
-    return (await this.ms.versions.newest(bucketId, parent, name, 1))[0];
+    return (await this.ms.versions.newest(bucketId, parent, name, 1, options))[0];
   }
 
   /**
    * The row a version id names: 'null' is the key's newest null row (not a ghost); other ids are
    * decoded to (vts, vid) and read directly. InvalidArgument for ids that are not ours.
    */
-  async findVersion(bucketId: string, key: string, versionId: string): Promise<VersionRow | undefined> {
+  async findVersion(
+    bucketId: string,
+    key: string,
+    versionId: string,
+    options: RowReadOptions = {},
+  ): Promise<VersionRow | undefined> {
     const { parent, name } = splitKey(key);
     if (versionId === NULL_VERSION_ID) {
       const [loc] = await this.ms.versions.nullRows(bucketId, parent, name);
       if (!loc) return undefined;
-      const row = await this.ms.versions.get(loc);
+      const row = await this.ms.versions.get(loc, options);
       return row && !row.isGhost ? row : undefined;
     }
     const vid = decodeId(versionId);
     if (!vid) throw invalidVersionId(versionId);
-    const row = await this.ms.versions.get({ bucketId, parent, name, vts: vtsOfVid(uuidBytes(vid)), vid });
+    const row = await this.ms.versions.get({ bucketId, parent, name, vts: vtsOfVid(uuidBytes(vid)), vid }, options);
     return row && !row.isNull ? row : undefined;
   }
 

@@ -4,6 +4,7 @@ import { blockStore } from './002-block-store';
 import { queue } from './003-queue';
 import { scanState } from './004-scan-state';
 import { inlineBodies } from './005-inline-bodies';
+import { rowSnapshots } from './006-row-snapshots';
 
 /** Every migration, in version order. Append only: a landed migration is never edited. */
-export const migrations: Migration[] = [baseline, blockStore, queue, scanState, inlineBodies];
+export const migrations: Migration[] = [baseline, blockStore, queue, scanState, inlineBodies, rowSnapshots];

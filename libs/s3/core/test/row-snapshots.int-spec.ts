@@ -1,0 +1,133 @@
+import { alice, body, drain, harness, Harness, pattern, put, s3code } from './support';
+
+/**
+ * Version rows carry a snapshot of their metadata (and of a small inline body): GET/HEAD make one
+ * Cassandra read. The snapshot must never show metadata that was changed since, nor come back for
+ * a deleted version.
+ */
+describe('metadata snapshots in version rows, against a real Cassandra', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await harness('snapshots', { snapshotBodyMaxBytes: 8 * 1024 });
+    await h.core.buckets.create({ name: 'snaps', owner: alice, location: '', acl: 'private' });
+    await h.core.buckets.setVersioning('snaps', 'Enabled');
+  });
+  afterAll(() => h.close());
+
+  /** The CQL statements `fn` sends through the core's session. */
+  async function queriesOf<T>(fn: () => Promise<T>): Promise<{ result: T; cql: string[] }> {
+    const spy = jest.spyOn(h.client, 'execute');
+    try {
+      const result = await fn();
+      return { result, cql: spy.mock.calls.map((c) => String(c[0])) };
+    } finally {
+      spy.mockRestore();
+    }
+  }
+
+  const putWithMeta = (key: string, data: Buffer) =>
+    h.core.objects.put({
+      bucket: 'snaps',
+      key,
+      owner: alice,
+      body: body(data),
+      checksumAlgorithms: ['CRC32'],
+      meta: { contentType: 'text/x-snap', userMeta: { colour: 'blue' }, tags: { t: '1' }, acl: 'public-read' },
+    });
+
+  it('serves HEAD and GET of a small object from one read of its version row', async () => {
+    const data = pattern(4096, 7);
+    const put1 = await putWithMeta('dir/small', data);
+    await h.core.buckets.resolve('snaps'); // the bucket row is cached from here on
+    const { result: v, cql } = await queriesOf(() => h.core.objects.head('snaps', 'dir/small'));
+    expect(cql).toHaveLength(1);
+    expect(cql[0]).toMatch(/FROM versions WHERE/);
+    expect(v).toMatchObject({
+      versionId: put1.versionId,
+      size: 4096,
+      checksums: { CRC32: put1.checksums.CRC32 },
+      meta: { contentType: 'text/x-snap', userMeta: { colour: 'blue' }, tags: { t: '1' }, acl: 'public-read' },
+    });
+    const read = await queriesOf(async () => drain(await h.core.objects.openBody(v)));
+    expect(read.cql).toEqual([]);
+    expect(read.result.equals(data)).toBe(true);
+
+    // by version id too
+    const byId = await queriesOf(() => h.core.objects.head('snaps', 'dir/small', put1.versionId));
+    expect(byId.cql.filter((q) => /version_meta/.test(q))).toEqual([]);
+    expect(byId.result.meta.tags).toEqual({ t: '1' });
+  });
+
+  it('reads version_meta for bodies over the snapshot limit, and for block-stored bodies only the metadata', async () => {
+    const inline = pattern(9000, 3); // inline (<= 64 KiB) but over the 8 KiB snapshot limit
+    await putWithMeta('big-inline', inline);
+    const a = await queriesOf(() => h.core.objects.head('snaps', 'big-inline'));
+    expect(a.cql.some((q) => /FROM version_meta/.test(q))).toBe(true);
+    expect((await drain(await h.core.objects.openBody(a.result))).equals(inline)).toBe(true);
+
+    const big = pattern(100 * 1024, 5); // blocks
+    await putWithMeta('blocks', big);
+    const b = await queriesOf(() => h.core.objects.head('snaps', 'blocks'));
+    expect(b.cql).toHaveLength(1);
+    expect(b.result.meta).toMatchObject({ contentType: 'text/x-snap', tags: { t: '1' } });
+    expect((await drain(await h.core.objects.openBody(b.result))).equals(big)).toBe(true);
+  });
+
+  it('shows changed tags and ACLs at once, on the current version and by version id', async () => {
+    const v1 = await putWithMeta('changing', Buffer.from('one'));
+    const v2 = await putWithMeta('changing', Buffer.from('two'));
+    await h.core.objects.setTags('snaps', 'changing', { t: '2', more: 'yes' });
+    await h.core.objects.setAcl('snaps', 'changing', 'private', v1.versionId);
+    const cur = await h.core.objects.head('snaps', 'changing');
+    expect(cur).toMatchObject({ versionId: v2.versionId, meta: { tags: { t: '2', more: 'yes' }, acl: 'public-read' } });
+    const old = await h.core.objects.head('snaps', 'changing', v1.versionId);
+    expect(old.meta).toMatchObject({ tags: { t: '1' }, acl: 'private' });
+    expect((await drain(await h.core.objects.openBody(old))).toString()).toBe('one');
+    // the changed rows lost their snapshots; the metadata comes from version_meta from now on
+    const bucketId = (await h.core.buckets.resolve('snaps')).bucketId;
+    const [row] = await h.ms.versions.newest(bucketId, '', 'changing', 1, { snapshot: true });
+    expect(row.vid).toBe(cur.manifestId);
+    expect(row.snapshot).toBeUndefined();
+    await h.core.objects.deleteTags('snaps', 'changing');
+    expect((await h.core.objects.head('snaps', 'changing')).meta.tags).toEqual({});
+  });
+
+  it('never leaves a stale snapshot when a change fails half way', async () => {
+    await putWithMeta('half', Buffer.from('half'));
+    // the metadata write fails after the snapshot was dropped: readers see the old metadata
+    const update = jest.spyOn(h.ms.versions, 'updateMeta').mockRejectedValueOnce(new Error('write timeout'));
+    await expect(h.core.objects.setTags('snaps', 'half', { t: 'new' })).rejects.toThrow('write timeout');
+    update.mockRestore();
+    expect((await h.core.objects.head('snaps', 'half')).meta.tags).toEqual({ t: '1' });
+    // the snapshot drop fails: nothing was changed, so the snapshot is still right
+    const drop = jest.spyOn(h.ms.versions, 'dropSnapshot').mockRejectedValueOnce(new Error('unavailable'));
+    await expect(h.core.objects.setAcl('snaps', 'half', 'private')).rejects.toThrow('unavailable');
+    drop.mockRestore();
+    const afterDrop = await h.core.objects.head('snaps', 'half');
+    expect(afterDrop.meta.acl).toBe('public-read');
+    expect((await h.ms.versions.readMeta(afterDrop.manifestId!))?.acl).toBe('public-read');
+    // and a retry goes through
+    await h.core.objects.setTags('snaps', 'half', { t: 'new' });
+    expect((await h.core.objects.head('snaps', 'half')).meta.tags).toEqual({ t: 'new' });
+  });
+
+  it('does not bring back a version deleted before its snapshot is dropped', async () => {
+    const v = await putWithMeta('gone', Buffer.from('gone'));
+    const bucketId = (await h.core.buckets.resolve('snaps')).bucketId;
+    const [row] = await h.ms.versions.newest(bucketId, '', 'gone', 1);
+    await h.core.objects.delete('snaps', 'gone', alice, v.versionId);
+    await h.ms.versions.dropSnapshot(row, Date.now() * 1000);
+    expect(await h.ms.versions.get(row, { snapshot: true })).toBeUndefined();
+    expect((await s3code(h.core.objects.head('snaps', 'gone'))).code).toBe('NoSuchKey');
+  });
+
+  it('keeps working for rows written without a snapshot (before migration 006, multipart)', async () => {
+    await put(h.core, 'snaps', 'plain', 'plain body');
+    const bucketId = (await h.core.buckets.resolve('snaps')).bucketId;
+    const [row] = await h.ms.versions.newest(bucketId, '', 'plain', 1);
+    await h.ms.versions.dropSnapshot(row, Date.now() * 1000);
+    const { result: v, cql } = await queriesOf(() => h.core.objects.head('snaps', 'plain'));
+    expect(cql.some((q) => /FROM version_meta/.test(q))).toBe(true);
+    expect((await drain(await h.core.objects.openBody(v))).toString()).toBe('plain body');
+  });
+});
