@@ -31,7 +31,7 @@ export class AppModule {
       usageRecorder: usage ? UsageDeltaPublisher : undefined,
       settings: {
         inlineBodyMaxBytes: config.s3.inlineBodyMaxBytes,
-        snapshotBodyMaxBytes: config.s3.snapshotBodyMaxBytes,
+        rowBodyMaxBytes: config.s3.rowBodyMaxBytes,
         bucketCacheTtlMs: config.s3.bucketCacheMs,
         folderCacheTtlMs: config.s3.folderCacheMs,
       },

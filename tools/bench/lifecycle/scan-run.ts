@@ -23,12 +23,12 @@ interface Options {
   passes: number;
   due: number;
   keep: boolean;
-  /** Inline body carried in each row's metadata snapshot (migration 006), bytes; 0: no snapshot. */
-  snapshotBytes: number;
+  /** Inline body stored in each row, with a metadata snapshot (migration 006), bytes; 0: neither. */
+  rowBodyBytes: number;
 }
 
 function parseArgs(argv: string[]): Options {
-  const o: Options = { versions: 200_000, perObject: 2, perDir: 200, fetch: 2000, passes: 2, due: 0.1, keep: false, snapshotBytes: 0 };
+  const o: Options = { versions: 200_000, perObject: 2, perDir: 200, fetch: 2000, passes: 2, due: 0.1, keep: false, rowBodyBytes: 0 };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const v = () => Number(argv[++i]);
@@ -39,7 +39,7 @@ function parseArgs(argv: string[]): Options {
     else if (a === '--passes') o.passes = v();
     else if (a === '--due') o.due = v();
     else if (a === '--keep') o.keep = true;
-    else if (a === '--snapshot-bytes') o.snapshotBytes = v();
+    else if (a === '--row-body-bytes') o.rowBodyBytes = v();
     else throw new Error(`unknown argument ${a}`);
   }
   return o;
@@ -127,14 +127,14 @@ export async function main(argv: string[]): Promise<number> {
     for (let i = 0; i < o.perDir && work.length < objects; i++)
       work.push({ parent, name: `obj-${String(i).padStart(6, '0')}.log`, ageDays: d < oldDirs ? 40 : 1 });
   }
-  // what a GET-able small object's row carries since migration 006 (random bytes: no compression)
-  const snapshotOf = (r: VersionRow) =>
-    o.snapshotBytes > 0
-      ? encodeMetaSnapshot(
-          { ...r, userMeta: {}, tags: {}, checksums: {}, contentType: 'text/plain', inlineBody: randomBytes(o.snapshotBytes) },
-          o.snapshotBytes,
-        )
-      : undefined;
+  // what a small object's row carries since migration 006 (random bytes: no compression)
+  const extrasOf = (r: VersionRow) =>
+    o.rowBodyBytes > 0
+      ? {
+          snapshot: encodeMetaSnapshot({ ...r, userMeta: {}, tags: {}, checksums: {}, contentType: 'text/plain' }),
+          inlineBody: randomBytes(o.rowBodyBytes),
+        }
+      : {};
   let vts = (now - 60 * DAY) * 1000;
   const t0 = Date.now();
   await limited(work, 64, async (w) => {
@@ -158,7 +158,7 @@ export async function main(argv: string[]): Promise<number> {
         ownerName: 'Bench',
       });
     }
-    const statements = rows.flatMap((r) => versions.insertStatements(r, undefined, snapshotOf(r)));
+    const statements = rows.flatMap((r) => versions.insertStatements(r, undefined, extrasOf(r)));
     await db.batch(statements, { logged: false });
   });
   const writeSeconds = (Date.now() - t0) / 1000;

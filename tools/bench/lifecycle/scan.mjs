@@ -2,7 +2,7 @@
 // Lifecycle scan bench: versions per second of ONE scanner (the local scan) on this machine.
 //
 //   node tools/bench/lifecycle/scan.mjs [--versions 200000] [--per-object 2] [--per-dir 200]
-//        [--fetch 2000] [--passes 2] [--due 0.1] [--keep] [--snapshot-bytes 0]
+//        [--fetch 2000] [--passes 2] [--due 0.1] [--keep] [--row-body-bytes 0]
 //
 // Starts (or finds) the local stack, writes `--versions` rows of `versions` into a fresh keyspace
 // (directly through the metastore repositories: the scan reads only that table, and filling it

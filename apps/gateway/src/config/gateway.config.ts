@@ -14,8 +14,8 @@ const schema = baseEnvSchema
     S3_AUTH_CACHE_MS: envVar.int(5000, 0, 600000),
     /** Bodies up to this size are stored inline in the metastore, not in blocks (0: never). */
     S3_INLINE_BODY_MAX_BYTES: envVar.int(64 * 1024, 0, 1024 * 1024),
-    /** Inline bodies up to this size also ride in the version row's snapshot: GET is one read. */
-    S3_SNAPSHOT_BODY_MAX_BYTES: envVar.int(8 * 1024, 0, 64 * 1024),
+    /** Inline bodies up to this size are stored in the version row itself: GET is one read. */
+    S3_ROW_BODY_MAX_BYTES: envVar.int(8 * 1024, 0, 64 * 1024),
     /** How long a bucket row is reused; another gateway's bucket change is seen after at most this. */
     S3_BUCKET_CACHE_MS: envVar.int(2000, 0, 60000),
     /** How long a folder row this gateway wrote is not rewritten by its later PUTs (0: always write). */
@@ -65,7 +65,7 @@ export interface GatewayConfig extends BaseConfig {
     maxClockSkewMs: number;
     authCacheMs: number;
     inlineBodyMaxBytes: number;
-    snapshotBodyMaxBytes: number;
+    rowBodyMaxBytes: number;
     bucketCacheMs: number;
     folderCacheMs: number;
     bootstrap?: { user: string; accessKeyId: string; secretAccessKey: string };
@@ -88,7 +88,7 @@ export function loadGatewayConfig(env: Record<string, string | undefined> = proc
       maxClockSkewMs: parsed.S3_MAX_CLOCK_SKEW_SECONDS * 1000,
       authCacheMs: parsed.S3_AUTH_CACHE_MS,
       inlineBodyMaxBytes: parsed.S3_INLINE_BODY_MAX_BYTES,
-      snapshotBodyMaxBytes: parsed.S3_SNAPSHOT_BODY_MAX_BYTES,
+      rowBodyMaxBytes: parsed.S3_ROW_BODY_MAX_BYTES,
       bucketCacheMs: parsed.S3_BUCKET_CACHE_MS,
       folderCacheMs: parsed.S3_FOLDER_CACHE_MS,
       bootstrap:

@@ -14,35 +14,27 @@ const meta: VersionMetaRow = {
 };
 
 describe('metadata snapshot of a version row', () => {
-  it('round-trips the metadata and a small inline body, located by the row', () => {
-    const body = Buffer.from('hello, snapshot \u00e9');
-    const snap = encodeMetaSnapshot({ ...meta, inlineBody: body }, body.length);
-    expect(snap).toBeDefined();
-    const back = decodeMetaSnapshot(snap!, loc)!;
+  it('round-trips the metadata, located by the row', () => {
+    const back = decodeMetaSnapshot(encodeMetaSnapshot(meta)!, loc);
     expect(back).toEqual({
       ...meta,
       contentEncoding: undefined,
       contentLanguage: undefined,
       contentDisposition: undefined,
-      inlineBody: body,
     });
   });
 
-  it('keeps an empty inline body apart from a block-stored one', () => {
-    const empty = decodeMetaSnapshot(encodeMetaSnapshot({ ...meta, inlineBody: Buffer.alloc(0) }, 0)!, loc)!;
-    expect(empty.inlineBody).toEqual(Buffer.alloc(0));
-    const blocks = decodeMetaSnapshot(encodeMetaSnapshot(meta, 0)!, loc)!;
-    expect(blocks).not.toHaveProperty('inlineBody');
-    expect(blocks.userMeta).toEqual(meta.userMeta);
+  it('fills absent maps so readers need no checks', () => {
+    const bare = { ...loc, userMeta: undefined, tags: undefined, checksums: undefined } as unknown as VersionMetaRow;
+    expect(decodeMetaSnapshot(encodeMetaSnapshot(bare)!, loc)).toMatchObject({ userMeta: {}, tags: {}, checksums: {} });
   });
 
-  it('writes no snapshot for an inline body over the limit (GET reads version_meta for it)', () => {
-    expect(encodeMetaSnapshot({ ...meta, inlineBody: Buffer.alloc(17) }, 16)).toBeUndefined();
-    expect(encodeMetaSnapshot({ ...meta, inlineBody: Buffer.alloc(16) }, 16)).toBeDefined();
+  it('writes no snapshot for a version whose body is in its metadata row (GET reads that row anyway)', () => {
+    expect(encodeMetaSnapshot({ ...meta, inlineBody: Buffer.alloc(9000) })).toBeUndefined();
   });
 
   it('ignores snapshots it cannot read (another format, truncated), so readers fall back', () => {
-    const snap = encodeMetaSnapshot(meta, 0)!;
+    const snap = encodeMetaSnapshot(meta)!;
     expect(decodeMetaSnapshot(Buffer.concat([Buffer.from([2]), snap.subarray(1)]), loc)).toBeUndefined();
     expect(decodeMetaSnapshot(snap.subarray(0, 10), loc)).toBeUndefined();
     expect(decodeMetaSnapshot(Buffer.alloc(0), loc)).toBeUndefined();

@@ -1,28 +1,23 @@
 import type { VersionLocator, VersionMetaRow } from './versions.repository';
 
 /**
- * The `versions.meta_snapshot` cell (migration 006): a version's metadata as it was written, and
- * its body when the body is stored inline and small, so that GET/HEAD read one row.
- *
- * Layout: one format byte (1), a big-endian uint32 length, that many bytes of JSON (the metadata
- * fields of VersionMetaRow that do not locate the version, plus `body: true` when a body follows),
- * then the body bytes. A reader that meets an unknown format byte ignores the snapshot and reads
- * `version_meta` (the authoritative copy), so the format can change without a migration.
+ * The `versions.meta_snapshot` cell (migration 006): a version's metadata as it was written, so
+ * that GET/HEAD read one row. One format byte (1), then JSON of the metadata fields of
+ * VersionMetaRow that do not locate the version. A reader that meets an unknown format ignores the
+ * snapshot and reads `version_meta` (the authoritative copy), so the format can change without a
+ * migration.
  */
 const FORMAT = 1;
-const HEADER = 5;
 
 type SnapshotFields = Omit<VersionMetaRow, 'vid' | 'bucketId' | 'parent' | 'name' | 'vts' | 'inlineBody'>;
 
 /**
- * The snapshot of `meta`, or undefined when the version should have none: an inline body larger
- * than `bodyMaxBytes` (GET would still need `version_meta` for it, and the directory partition
- * would carry the bytes for nothing).
+ * The snapshot of `meta`, or undefined when the version should have none: one whose body is in
+ * `version_meta.inline_body` (GET needs that row anyway, and its HEAD is not worth the bytes).
  */
-export function encodeMetaSnapshot(meta: VersionMetaRow, bodyMaxBytes: number): Buffer | undefined {
-  const body = meta.inlineBody;
-  if (body && body.length > bodyMaxBytes) return undefined;
-  const fields: SnapshotFields & { body?: true } = {
+export function encodeMetaSnapshot(meta: VersionMetaRow): Buffer | undefined {
+  if (meta.inlineBody) return undefined;
+  const fields: SnapshotFields = {
     contentType: meta.contentType,
     contentEncoding: meta.contentEncoding,
     contentLanguage: meta.contentLanguage,
@@ -33,23 +28,19 @@ export function encodeMetaSnapshot(meta: VersionMetaRow, bodyMaxBytes: number): 
     tags: meta.tags,
     acl: meta.acl,
     checksums: meta.checksums,
-    ...(body ? { body: true as const } : {}),
   };
-  const json = Buffer.from(JSON.stringify(fields), 'utf8');
-  const out = Buffer.allocUnsafe(HEADER + json.length + (body?.length ?? 0));
-  out[0] = FORMAT;
-  out.writeUInt32BE(json.length, 1);
-  json.copy(out, HEADER);
-  if (body) body.copy(out, HEADER + json.length);
-  return out;
+  return Buffer.concat([Buffer.from([FORMAT]), Buffer.from(JSON.stringify(fields), 'utf8')]);
 }
 
 /** The metadata row a snapshot stands for, or undefined when it cannot be used (unknown format). */
 export function decodeMetaSnapshot(snapshot: Buffer, loc: VersionLocator): VersionMetaRow | undefined {
-  if (snapshot.length < HEADER || snapshot[0] !== FORMAT) return undefined;
-  const end = HEADER + snapshot.readUInt32BE(1);
-  if (end > snapshot.length) return undefined;
-  const f = JSON.parse(snapshot.toString('utf8', HEADER, end)) as SnapshotFields & { body?: boolean };
+  if (snapshot.length < 2 || snapshot[0] !== FORMAT) return undefined;
+  let f: SnapshotFields;
+  try {
+    f = JSON.parse(snapshot.toString('utf8', 1)) as SnapshotFields;
+  } catch {
+    return undefined;
+  }
   return {
     vid: loc.vid,
     bucketId: loc.bucketId,
@@ -66,6 +57,5 @@ export function decodeMetaSnapshot(snapshot: Buffer, loc: VersionLocator): Versi
     tags: f.tags ?? {},
     acl: f.acl,
     checksums: f.checksums ?? {},
-    ...(f.body ? { inlineBody: snapshot.subarray(end) } : {}),
   };
 }

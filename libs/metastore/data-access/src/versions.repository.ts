@@ -25,15 +25,26 @@ export interface VersionRow {
   ownerName: string;
   partCount?: number;
   /**
-   * The version's metadata (and small inline body) from the row's own snapshot (migration 006),
-   * when the read asked for it and the row still has one; else read `version_meta`.
+   * The version's metadata from the row's own snapshot (migration 006), when the read asked for it
+   * and the row still has one; else read `version_meta`.
    */
   snapshot?: VersionMetaRow;
+  /**
+   * The whole body of a small inline object, stored in the row itself (migration 006; bodies over
+   * the row threshold are in `version_meta.inline_body`). Read only when asked for (`body`).
+   */
+  inlineBody?: Buffer;
 }
 
-/** Reads that also want the row's metadata snapshot (GET/HEAD: one read instead of two). */
+/** Reads that also want what GET needs from the row: its metadata snapshot and a body stored in it. */
 export interface RowReadOptions {
-  snapshot?: boolean;
+  body?: boolean;
+}
+
+/** What the row of a new version carries besides its columns (migration 006). */
+export interface RowExtras {
+  snapshot?: Buffer;
+  inlineBody?: Buffer;
 }
 
 /** Where a version row is: its full primary key. */
@@ -103,10 +114,13 @@ export function versionRowOf(r: Record<string, unknown>): VersionRow {
     const meta = decodeMetaSnapshot(snapshot, row);
     if (meta) row.snapshot = meta;
   }
+  const body = r['inline_body'];
+  if (Buffer.isBuffer(body)) row.inlineBody = body;
   return row;
 }
 
-const columnsOf = (options: RowReadOptions) => (options.snapshot ? `${VERSION_COLUMNS}, meta_snapshot` : VERSION_COLUMNS);
+const columnsOf = (options: RowReadOptions) =>
+  options.body ? `${VERSION_COLUMNS}, meta_snapshot, inline_body` : VERSION_COLUMNS;
 
 const META_COLUMNS =
   'vid, bucket_id, parent, name, vts, content_type, content_encoding, content_language, content_disposition, cache_control, expires, user_meta, tags, acl, checksums';
@@ -259,14 +273,15 @@ export class VersionsRepository {
 
   /**
    * The row (and its null_versions mirror) as statements of the partition's commit mutation, with
-   * the metadata snapshot (encodeMetaSnapshot of what writeManifest wrote) when given.
+   * the metadata snapshot (encodeMetaSnapshot of what writeManifest wrote) and a small inline body
+   * when given.
    */
-  insertStatements(row: VersionRow, ttlSeconds?: number, snapshot?: Buffer): Statement[] {
+  insertStatements(row: VersionRow, ttlSeconds?: number, extras: RowExtras = {}): Statement[] {
     const using = ttlSeconds ? 'USING TTL ? AND TIMESTAMP ?' : 'USING TIMESTAMP ?';
     const usingParams = ttlSeconds ? [ttlSeconds, ts(row.vts)] : [ts(row.vts)];
     const out: Statement[] = [
       {
-        query: `INSERT INTO versions (${VERSION_COLUMNS}, meta_snapshot) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ${using}`,
+        query: `INSERT INTO versions (${VERSION_COLUMNS}, meta_snapshot, inline_body) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ${using}`,
         params: [
           row.bucketId,
           row.parent,
@@ -283,7 +298,8 @@ export class VersionsRepository {
           row.ownerId,
           row.ownerName,
           row.partCount ?? null,
-          snapshot ?? types.unset,
+          extras.snapshot ?? types.unset,
+          extras.inlineBody ?? types.unset,
           ...usingParams,
         ],
       },
@@ -389,8 +405,9 @@ export class VersionsRepository {
   }
 
   /**
-   * A version's metadata; with `inlineBody` also the body of an inline-stored object (GET reads
-   * metadata and body in this one read). Without it the body column is not read.
+   * A version's metadata; with `inlineBody` also the body of an inline-stored object too large for
+   * the version row (smaller ones are in the row: VersionRow.inlineBody). Without it the body
+   * column is not read.
    */
   async readMeta(vid: string, options: { inlineBody?: boolean } = {}): Promise<VersionMetaRow | undefined> {
     const r = (

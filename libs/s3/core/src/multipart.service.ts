@@ -257,8 +257,8 @@ export class CassandraMultipartService implements MultipartService {
     input: { key: string; partNumber: number; source: CopySource; range?: ByteRange },
   ): Promise<Part> {
     const src = input.source.versionId
-      ? await this.store.findVersion(srcBucket.bucketId, input.source.key, input.source.versionId)
-      : await this.store.newest(srcBucket.bucketId, input.source.key);
+      ? await this.store.findVersion(srcBucket.bucketId, input.source.key, input.source.versionId, { body: true })
+      : await this.store.newest(srcBucket.bucketId, input.source.key, { body: true });
     if (!src) throw input.source.versionId ? noSuchVersion(input.source.key, input.source.versionId) : noSuchKey(input.source.key);
     if (src.isDeleteMarker) {
       if (input.source.versionId)
@@ -266,10 +266,10 @@ export class CassandraMultipartService implements MultipartService {
       throw noSuchKey(input.source.key);
     }
     const srcBlocks = await this.ms.versions.readBlocks(src.vid);
-    // a small source stored inline has no blocks: its bytes are read with its metadata
+    // a small source stored inline has no blocks: its bytes are in its row or its metadata row
     const inline =
       srcBlocks.length === 0 && src.size > 0
-        ? (await this.ms.versions.readMeta(src.vid, { inlineBody: true }))?.inlineBody
+        ? (src.inlineBody ?? (await this.ms.versions.readMeta(src.vid, { inlineBody: true }))?.inlineBody)
         : undefined;
     const readSource = (r: ByteRange): Readable =>
       inline ? Readable.from([inline.subarray(r.start, r.endInclusive + 1)], { objectMode: false }) : this.store.blocks.openRead(refs, r);

@@ -2,7 +2,7 @@ import { randomUUID } from 'crypto';
 import { Readable } from 'stream';
 import type { ContextLogger } from '@ostore/shared/observability';
 import { BlockUnavailableError } from '@ostore/storage/blocks';
-import type { BucketRow, IndexRow, VersionRow } from '@ostore/metastore/data-access';
+import type { BucketRow, IndexRow, VersionMetaRow, VersionRow } from '@ostore/metastore/data-access';
 import type {
   ByteRange,
   CannedAcl,
@@ -165,23 +165,31 @@ export class CassandraObjectsService implements ObjectsService {
     const bucket = await this.buckets.resolve(bucketName);
     // One read when the row carries its metadata snapshot (migration 006), else `version_meta` too.
     if (versionId === undefined) {
-      const row = await this.store.newest(bucket.bucketId, key, { snapshot: true });
+      const row = await this.store.newest(bucket.bucketId, key, { body: true });
       if (!row || row.isGhost) throw noSuchKey(key);
       if (row.isDeleteMarker)
         throw noSuchKey(key, { 'x-amz-delete-marker': 'true', 'x-amz-version-id': this.store.versionIdOf(row) });
-      const meta = row.snapshot ?? (await this.ms.versions.readMeta(row.vid, { inlineBody: true }));
+      const meta = await this.metaOf(row);
       if (!meta) throw noSuchKey(key);
       return this.store.toObjectVersion(bucketName, key, row, true, meta);
     }
     const [row, newest] = await Promise.all([
-      this.store.findVersion(bucket.bucketId, key, versionId, { snapshot: true }),
+      this.store.findVersion(bucket.bucketId, key, versionId, { body: true }),
       this.store.newest(bucket.bucketId, key),
     ]);
     if (!row) throw noSuchVersion(key, versionId);
     if (row.isDeleteMarker) throw this.methodNotAllowedOnMarker(row);
-    const meta = row.snapshot ?? (await this.ms.versions.readMeta(row.vid, { inlineBody: true }));
+    const meta = await this.metaOf(row);
     if (!meta) throw noSuchVersion(key, versionId);
     return this.store.toObjectVersion(bucketName, key, row, newest?.vid === row.vid, meta);
+  }
+
+  /**
+   * The metadata of a row read with its body columns: the row's snapshot, else `version_meta`
+   * (with the inline body unless the row holds it).
+   */
+  private async metaOf(row: VersionRow): Promise<VersionMetaRow | undefined> {
+    return row.snapshot ?? (await this.ms.versions.readMeta(row.vid, { inlineBody: !row.inlineBody }));
   }
 
   private methodNotAllowedOnMarker(row: VersionRow) {
@@ -235,8 +243,13 @@ export class CassandraObjectsService implements ObjectsService {
     if (version.inlineBody) return inlineStream(version.inlineBody, range);
     const blocks = await this.ms.versions.readBlocks(version.manifestId);
     if (blocks.length === 0 && version.size > 0) {
-      // a version `head` did not fill in: a non-empty body without blocks is stored inline
-      const inline = (await this.ms.versions.readMeta(version.manifestId, { inlineBody: true }))?.inlineBody;
+      // a version `head` did not fill in: a non-empty body without blocks is stored inline, in the
+      // version row or (when larger) in its metadata row
+      const { bucketId } = await this.buckets.resolve(version.bucket);
+      const { parent, name } = splitKey(version.key);
+      const vid = version.manifestId;
+      const row = await this.ms.versions.get({ bucketId, parent, name, vts: vtsOfVid(uuidBytes(vid)), vid }, { body: true });
+      const inline = row?.inlineBody ?? (await this.ms.versions.readMeta(vid, { inlineBody: true }))?.inlineBody;
       if (inline) return inlineStream(inline, range);
     }
     return this.store.blocks.openRead(blockRefs(blocks), range);
@@ -320,11 +333,10 @@ export class CassandraObjectsService implements ObjectsService {
     }
     for (let attempt = 0; ; attempt++) {
       const src = await this.copySource(srcBucket, input.source);
-      const [meta, blocks] = await Promise.all([
-        this.ms.versions.readMeta(src.vid, { inlineBody: true }),
-        this.ms.versions.readBlocks(src.vid),
-      ]);
-      if (!meta) {
+      const [meta, blocks] = await Promise.all([this.metaOf(src), this.ms.versions.readBlocks(src.vid)]);
+      // an inline source is copied byte for byte (it has no blocks to share)
+      const inlineBody = src.inlineBody ?? meta?.inlineBody;
+      if (!meta || (blocks.length === 0 && src.size > 0 && !inlineBody)) {
         if (attempt < 2) continue;
         throw noSuchKey(input.source.key);
       }
@@ -345,8 +357,7 @@ export class CassandraObjectsService implements ObjectsService {
           isNull: dst.versioning !== 'Enabled',
           owner: input.owner,
           blocks,
-          // an inline source is copied byte for byte (it has no blocks to share)
-          inlineBody: meta.inlineBody,
+          inlineBody,
           size: src.size,
           etag: src.etag,
           storageClass: input.meta.storageClass ?? 'STANDARD',
@@ -374,7 +385,7 @@ export class CassandraObjectsService implements ObjectsService {
 
   private async copySource(bucket: BucketRow, source: CopySource): Promise<VersionRow> {
     if (source.versionId !== undefined) {
-      const row = await this.store.findVersion(bucket.bucketId, source.key, source.versionId);
+      const row = await this.store.findVersion(bucket.bucketId, source.key, source.versionId, { body: true });
       if (!row) throw noSuchVersion(source.key, source.versionId);
       if (row.isDeleteMarker)
         throw s3err(
@@ -383,7 +394,7 @@ export class CassandraObjectsService implements ObjectsService {
         );
       return row;
     }
-    const row = await this.store.newest(bucket.bucketId, source.key);
+    const row = await this.store.newest(bucket.bucketId, source.key, { body: true });
     if (!row || row.isDeleteMarker) throw noSuchKey(source.key);
     return row;
   }

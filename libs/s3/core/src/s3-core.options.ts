@@ -21,12 +21,12 @@ export interface S3CoreSettings {
    */
   inlineBodyMaxBytes: number;
   /**
-   * A version's `versions` row carries a snapshot of its metadata, so that GET/HEAD of it make one
-   * Cassandra read; an inline body up to this many bytes rides in the snapshot too (a larger one
-   * takes the second read, and such a row gets no snapshot). The bytes make the directory's
-   * partition larger (ListObjectVersions and the lifecycle scan read past them): keep it small.
+   * Inline bodies up to this many bytes are stored in the version's `versions` row itself (with a
+   * snapshot of its metadata), so that GET makes one Cassandra read; larger inline bodies stay in
+   * `version_meta` (two reads). The bytes make the directory's partition larger
+   * (ListObjectVersions and the lifecycle scan read past them): keep it small. 0: never.
    */
-  snapshotBodyMaxBytes: number;
+  rowBodyMaxBytes: number;
   /**
    * How long a gateway may reuse a bucket row it read (ms; 0: read on every request). Changes made
    * through this process invalidate it at once; another gateway's change (versioning, ACL, deletion
@@ -47,7 +47,7 @@ export const defaultS3CoreSettings: S3CoreSettings = {
   maxKeyBytes: 1024,
   conditionalClaimTtlSeconds: 60,
   inlineBodyMaxBytes: 64 * 1024,
-  snapshotBodyMaxBytes: 8 * 1024,
+  rowBodyMaxBytes: 8 * 1024,
   bucketCacheTtlMs: 2000,
   folderCacheTtlMs: 0,
 };

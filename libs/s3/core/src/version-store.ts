@@ -7,6 +7,7 @@ import {
   encodeMetaSnapshot,
   IndexEntry,
   Metastore,
+  RowExtras,
   RowReadOptions,
   VersionLocator,
   VersionMetaRow,
@@ -182,10 +183,11 @@ export class VersionStore {
     };
   }
 
-  /** The `version_meta` row a commit of `spec` writes. */
-  private metaRowOfSpec(vid: string, vts: number, spec: CommitSpec): VersionMetaRow {
+  /** The `version_meta` row a commit of `spec` writes (without a body that goes in the row). */
+  private metaRowOfSpec(vid: string, vts: number, spec: CommitSpec, bodyInRow: boolean): VersionMetaRow {
     const { bucket, key, meta, checksums, inlineBody } = spec;
-    return this.metaRowOf(vid, vts, bucket.bucketId, key, meta ?? { userMeta: {} }, checksums ?? {}, inlineBody);
+    const metaBody = bodyInRow ? undefined : inlineBody;
+    return this.metaRowOf(vid, vts, bucket.bucketId, key, meta ?? { userMeta: {} }, checksums ?? {}, metaBody);
   }
 
   /** Steps 1-2 of the commit: manifest and references; undone (manifest dropped) if referencing fails. */
@@ -226,12 +228,15 @@ export class VersionStore {
     // Steps 1-2 and 3 are independent (both only have to land before step 4): one round trip.
     // allSettled, so that a failure of one never leaves the other still running behind our back.
     const before: Promise<unknown>[] = [];
-    // The row carries a snapshot of the metadata this commit writes (one read per GET); a manifest
-    // written earlier (multipart completion) is not at hand, so such a row has none.
-    let snapshot: Buffer | undefined;
+    // GET in one read: the row carries a snapshot of the metadata this commit writes (a manifest
+    // written earlier, by multipart completion, is not at hand: such a row has none) and a small
+    // inline body, which is then stored only in the row.
+    const extras: RowExtras = {};
     if (spec.kind === 'object' && !manifestDone) {
-      const meta = this.metaRowOfSpec(row.vid, row.vts, spec);
-      snapshot = encodeMetaSnapshot(meta, this.settings.snapshotBodyMaxBytes);
+      const bodyInRow = !!spec.inlineBody && spec.inlineBody.length <= this.settings.rowBodyMaxBytes;
+      if (bodyInRow) extras.inlineBody = spec.inlineBody;
+      const meta = this.metaRowOfSpec(row.vid, row.vts, spec, bodyInRow);
+      extras.snapshot = encodeMetaSnapshot(meta);
       before.push(this.writeManifest(meta, spec));
     }
     if (spec.kind !== 'ghost') {
@@ -244,7 +249,7 @@ export class VersionStore {
     const statements = this.ms.versions.insertStatements(
       row,
       spec.kind === 'ghost' ? this.settings.ghostTtlSeconds : undefined,
-      snapshot,
+      extras,
     );
     statements.push(
       spec.kind === 'object'
@@ -398,7 +403,7 @@ export class VersionStore {
       checksums: (meta?.checksums ?? {}) as ObjectVersion['checksums'],
       partCount: row.partCount,
       manifestId: row.vid,
-      ...(meta?.inlineBody ? { inlineBody: meta.inlineBody } : {}),
+      ...(row.inlineBody || meta?.inlineBody ? { inlineBody: row.inlineBody ?? meta?.inlineBody } : {}),
     };
   }
 

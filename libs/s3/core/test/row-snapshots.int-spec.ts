@@ -1,14 +1,14 @@
 import { alice, body, drain, harness, Harness, pattern, put, s3code } from './support';
 
 /**
- * Version rows carry a snapshot of their metadata (and of a small inline body): GET/HEAD make one
+ * Version rows carry a snapshot of their metadata and a small inline body: GET/HEAD make one
  * Cassandra read. The snapshot must never show metadata that was changed since, nor come back for
- * a deleted version.
+ * a deleted version; the body must stay readable whatever happens to the snapshot.
  */
 describe('metadata snapshots in version rows, against a real Cassandra', () => {
   let h: Harness;
   beforeAll(async () => {
-    h = await harness('snapshots', { snapshotBodyMaxBytes: 8 * 1024 });
+    h = await harness('snapshots', { rowBodyMaxBytes: 8 * 1024 });
     await h.core.buckets.create({ name: 'snaps', owner: alice, location: '', acl: 'private' });
     await h.core.buckets.setVersioning('snaps', 'Enabled');
   });
@@ -51,6 +51,8 @@ describe('metadata snapshots in version rows, against a real Cassandra', () => {
     const read = await queriesOf(async () => drain(await h.core.objects.openBody(v)));
     expect(read.cql).toEqual([]);
     expect(read.result.equals(data)).toBe(true);
+    // the body is stored once: in the row, not also in version_meta
+    expect((await h.ms.versions.readMeta(v.manifestId!, { inlineBody: true }))?.inlineBody).toBeUndefined();
 
     // by version id too
     const byId = await queriesOf(() => h.core.objects.head('snaps', 'dir/small', put1.versionId));
@@ -85,9 +87,12 @@ describe('metadata snapshots in version rows, against a real Cassandra', () => {
     expect((await drain(await h.core.objects.openBody(old))).toString()).toBe('one');
     // the changed rows lost their snapshots; the metadata comes from version_meta from now on
     const bucketId = (await h.core.buckets.resolve('snaps')).bucketId;
-    const [row] = await h.ms.versions.newest(bucketId, '', 'changing', 1, { snapshot: true });
+    const [row] = await h.ms.versions.newest(bucketId, '', 'changing', 1, { body: true });
     expect(row.vid).toBe(cur.manifestId);
     expect(row.snapshot).toBeUndefined();
+    // while the body stays in the row, and GET serves it
+    expect(row.inlineBody?.toString()).toBe('two');
+    expect((await drain(await h.core.objects.openBody(cur))).toString()).toBe('two');
     await h.core.objects.deleteTags('snaps', 'changing');
     expect((await h.core.objects.head('snaps', 'changing')).meta.tags).toEqual({});
   });
@@ -117,7 +122,7 @@ describe('metadata snapshots in version rows, against a real Cassandra', () => {
     const [row] = await h.ms.versions.newest(bucketId, '', 'gone', 1);
     await h.core.objects.delete('snaps', 'gone', alice, v.versionId);
     await h.ms.versions.dropSnapshot(row, Date.now() * 1000);
-    expect(await h.ms.versions.get(row, { snapshot: true })).toBeUndefined();
+    expect(await h.ms.versions.get(row, { body: true })).toBeUndefined();
     expect((await s3code(h.core.objects.head('snaps', 'gone'))).code).toBe('NoSuchKey');
   });
 
@@ -129,5 +134,46 @@ describe('metadata snapshots in version rows, against a real Cassandra', () => {
     const { result: v, cql } = await queriesOf(() => h.core.objects.head('snaps', 'plain'));
     expect(cql.some((q) => /FROM version_meta/.test(q))).toBe(true);
     expect((await drain(await h.core.objects.openBody(v))).toString()).toBe('plain body');
+  });
+
+  it('copies and part-copies bodies stored in the row, also after their snapshot was dropped', async () => {
+    const data = pattern(5000, 11);
+    await putWithMeta('src-small', data);
+    await h.core.objects.setTags('snaps', 'src-small', { copied: 'yes' }); // drops the snapshot
+    const copied = await h.core.objects.copy({
+      source: { bucket: 'snaps', key: 'src-small' },
+      bucket: 'snaps',
+      key: 'dst-small',
+      owner: alice,
+      metadataDirective: 'COPY',
+      meta: { userMeta: {} },
+    });
+    expect(copied.size).toBe(5000);
+    const v = await h.core.objects.head('snaps', 'dst-small');
+    expect(v.meta).toMatchObject({ contentType: 'text/x-snap', userMeta: { colour: 'blue' }, tags: { copied: 'yes' } });
+    expect((await drain(await h.core.objects.openBody(v))).equals(data)).toBe(true);
+
+    const upload = await h.core.multipart.create({
+      bucket: 'snaps',
+      key: 'mp-of-small',
+      owner: alice,
+      meta: { userMeta: {} },
+    });
+    const part = await h.core.multipart.uploadPartCopy({
+      bucket: 'snaps',
+      key: 'mp-of-small',
+      uploadId: upload.uploadId,
+      partNumber: 1,
+      source: { bucket: 'snaps', key: 'src-small' },
+      range: { start: 100, endInclusive: 1099 },
+    });
+    await h.core.multipart.complete({
+      bucket: 'snaps',
+      key: 'mp-of-small',
+      uploadId: upload.uploadId,
+      parts: [{ partNumber: 1, etag: part.etag }],
+    });
+    const mp = await h.core.objects.head('snaps', 'mp-of-small');
+    expect((await drain(await h.core.objects.openBody(mp))).equals(data.subarray(100, 1100))).toBe(true);
   });
 });
