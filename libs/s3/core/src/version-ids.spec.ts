@@ -18,6 +18,14 @@ describe(VersionClock.name, () => {
 });
 
 describe(makeVid.name, () => {
+  it('gives distinct random bits to vids of the same vts, across refills of its random pool', () => {
+    const vids = Array.from({ length: 1000 }, () => uuidString(makeVid(1_767_225_600_123_456)));
+    expect(new Set(vids).size).toBe(1000);
+    // the random part (byte 8 on) is spread, not a counter: most bytes differ between neighbours
+    const tails = vids.map((v) => v.slice(19));
+    expect(tails.filter((t, i) => i > 0 && t.slice(0, 4) === tails[i - 1].slice(0, 4)).length).toBeLessThan(20);
+  });
+
   it('is a version-1 uuid carrying the vts, and round-trips through the public id', () => {
     const vts = 1_767_225_600_123_456;
     const vid = makeVid(vts);

@@ -1,4 +1,4 @@
-import { randomBytes } from 'crypto';
+import { randomFillSync } from 'crypto';
 import { Clock } from '@ostore/shared/clock';
 
 /**
@@ -21,6 +21,23 @@ export class VersionClock {
   }
 }
 
+/**
+ * 16 fresh random bytes. Drawn from a pool refilled 256 vids at a time: one randomBytes call per
+ * PUT cost ~2 % of the gateway's CPU on small objects (the crypto call dominates, not the bytes).
+ */
+const POOL_BYTES = 16 * 256;
+let pool = Buffer.alloc(0);
+let poolOffset = POOL_BYTES;
+function random16(): Buffer {
+  if (poolOffset >= pool.length) {
+    pool = randomFillSync(Buffer.allocUnsafe(POOL_BYTES));
+    poolOffset = 0;
+  }
+  const out = Buffer.from(pool.subarray(poolOffset, poolOffset + 16));
+  poolOffset += 16;
+  return out;
+}
+
 /** Gregorian epoch (1582-10-15) to Unix epoch, in 100 ns units. */
 const GREGORIAN_OFFSET = 0x01b21dd213814000n;
 
@@ -37,7 +54,7 @@ export type VidKind = 'object' | 'marker';
  */
 export function makeVid(vts: number, kind: VidKind = 'object'): Buffer {
   const t = BigInt(vts) * 10n + GREGORIAN_OFFSET;
-  const buf = randomBytes(16);
+  const buf = random16();
   buf.writeUInt32BE(Number(t & 0xffffffffn), 0);
   buf.writeUInt16BE(Number((t >> 32n) & 0xffffn), 4);
   buf.writeUInt16BE(Number((t >> 48n) & 0x0fffn) | 0x1000, 6);
