@@ -1,7 +1,24 @@
-import { pipeline, Readable } from 'stream';
+import { finished, Readable, Transform } from 'stream';
 import type { BlockManager, StoredBody } from '@ostore/storage/blocks';
 import type { BodyVerifier, ChecksumAlgorithm } from './api';
 import { BodyDigests, DigestTap } from './checksums';
+
+/**
+ * `body` piped into `tap` with stream.pipeline's error handling, without stream.pipeline: Node 20's
+ * pipeline makes an AbortController per call and aborts it when done, building a DOMException
+ * (with its stack) — about 5 % of the gateway's CPU on a 4 KiB PUT. As with pipeline, an error or
+ * a premature end of the body (client gone) destroys the tap, so its reader sees the error, and a
+ * tap destroyed before the body ended destroys the body (we stop reading the request).
+ */
+function feed(body: Readable, tap: Transform): void {
+  finished(body, (err) => {
+    if (err) tap.destroy(err);
+  });
+  finished(tap, () => {
+    if (!body.readableEnded && !body.destroyed) body.destroy();
+  });
+  body.pipe(tap);
+}
 
 /**
  * Streams a body into blocks while digesting it (MD5 plus the requested checksums), then lets the
@@ -16,13 +33,13 @@ export async function storeBody(
 ): Promise<{ stored: StoredBody; digests: BodyDigests }> {
   // A manager that digests bodies hashes off the event loop: the tap then skips its MD5.
   const tap = new DigestTap(algorithms ?? [], { md5: !blocks.digestsBody });
-  // pipeline forwards a body error to the tap, so writeStream sees it and discards its blocks
-  pipeline(body, tap, () => undefined);
+  // feed forwards a body error to the tap, so writeStream sees it and discards its blocks
+  feed(body, tap);
   let stored: StoredBody;
   try {
     stored = await blocks.writeStream(tap);
   } catch (e) {
-    // stop reading the request body (the pipeline destroys it with the tap)
+    // stop reading the request body (feed destroys it with the tap)
     tap.destroy();
     throw e;
   }
@@ -69,7 +86,7 @@ export async function receiveBody(
 ): Promise<ReceivedBody> {
   if (inlineMaxBytes <= 0) return storeBody(blocks, body, algorithms, verify);
   const tap = new DigestTap(algorithms ?? []);
-  pipeline(body, tap, () => undefined);
+  feed(body, tap);
   const it = tap[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
   const head: Buffer[] = [];
   let length = 0;
