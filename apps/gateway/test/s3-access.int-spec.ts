@@ -117,6 +117,20 @@ describe('canned ACLs, virtual-host addressing and signed streaming uploads', ()
     expect(list.text).toContain('<Key>dir/vh.txt</Key>');
   });
 
+  it('checks a body against a signed empty-payload hash (only a request without a body skips hashing)', async () => {
+    const empty = createHash('sha256').update('').digest('hex');
+    const put = await rawSigned(gw, 'vhost-bucket.localhost', 'PUT', '/smuggled', Buffer.from('not empty'), {
+      'x-amz-content-sha256': empty,
+    });
+    expect(put.status).toBe(400);
+    expect(errorCode(put.text)).toBe('XAmzContentSHA256Mismatch');
+    expect((await s3Error(owner.send(new GetObjectCommand({ Bucket: 'vhost-bucket', Key: 'smuggled' })))).name).toBe('NoSuchKey');
+    const emptyPut = await rawSigned(gw, 'vhost-bucket.localhost', 'PUT', '/empty', Buffer.alloc(0));
+    expect(emptyPut.status).toBe(200);
+    const got = await rawSigned(gw, 'vhost-bucket.localhost', 'GET', '/dir/vh.txt', Buffer.alloc(0));
+    expect(got).toEqual({ status: 200, text: 'virtual host' });
+  });
+
   it('accepts STREAMING-AWS4-HMAC-SHA256-PAYLOAD uploads and rejects a forged chunk', async () => {
     const payload = Buffer.alloc(200 * 1024, 9);
     const upload = (tamper: boolean) =>
