@@ -190,7 +190,7 @@ export interface AccessKey {
 export interface BucketsService {
   create(input: { name: string; owner: Owner; location: string; acl: CannedAcl }): Promise<Bucket>; // BucketAlreadyExists | BucketAlreadyOwnedByYou
   get(name: string): Promise<Bucket>; // NoSuchBucket
-  delete(name: string): Promise<void>; // NoSuchBucket | BucketNotEmpty (objects, versions or uploads)
+  delete(name: string): Promise<void>; // NoSuchBucket | BucketNotEmpty (objects or versions; uploads in progress are aborted)
   listOwned(ownerId: string): Promise<Bucket[]>;
   setVersioning(name: string, status: 'Enabled' | 'Suspended'): Promise<void>;
   setAcl(name: string, acl: CannedAcl): Promise<void>;

@@ -3,7 +3,7 @@ import type { Clock } from '@ostore/shared/clock';
 import type { BucketRow, Metastore } from '@ostore/metastore/data-access';
 import type { Bucket, BucketsService, CannedAcl, Owner, Versioning } from './api';
 import { noSuchBucket, s3err } from './errors';
-import { uploadsSource, versionsSource } from './listing/sources';
+import { versionsSource } from './listing/sources';
 import { TreeWalker } from './listing/tree-walker';
 import { versionKeyFilter } from './listing/version-filter';
 
@@ -40,6 +40,8 @@ const BUCKET_CACHE_LIMIT = 10_000;
 export class CassandraBucketsService implements BucketsService {
   private readonly cache = new Map<string, { row: BucketRow; until: number }>();
   private readonly loading = new Map<string, Promise<BucketRow | undefined>>();
+
+  private abortUploads?: (bucket: BucketRow) => Promise<unknown>;
 
   constructor(
     private readonly ms: Metastore,
@@ -144,16 +146,21 @@ export class CassandraBucketsService implements BucketsService {
       keyFilter: versionKeyFilter(this.ms, b.bucketId),
       pageSize: 10,
     }).next();
-    const anyUpload = anyVersion ? undefined : await new TreeWalker(uploadsSource(this.ms, b.bucketId), {
-          pageSize: 10,
-          keyFilter: () => (row) => !row.completed,
-        }).next();
-    if (anyVersion || anyUpload)
-      throw s3err('BucketNotEmpty', 'The bucket you tried to delete is not empty', { BucketName: name });
+    if (anyVersion) throw s3err('BucketNotEmpty', 'The bucket you tried to delete is not empty', { BucketName: name });
+    // As S3 does, multipart uploads in progress do not keep a bucket: they are aborted with it
+    // (their parts released) — before the bucket row goes, so that a crash leaves them abortable.
+    await this.abortUploads?.(b);
     const deleted = await this.ms.buckets.deleteIf(name, b.bucketId);
     this.invalidate(name);
     if (!deleted) throw noSuchBucket(name);
     await this.ms.buckets.removeOwned(b.ownerId, name);
+    // an upload begun meanwhile through a gateway that still had the bucket cached
+    await this.abortUploads?.(b).catch(() => undefined);
+  }
+
+  /** Wires DeleteBucket to the multipart service (which itself depends on this service). */
+  abortUploadsWith(abort: (bucket: BucketRow) => Promise<unknown>): void {
+    this.abortUploads = abort;
   }
 
   async listOwned(ownerId: string): Promise<Bucket[]> {

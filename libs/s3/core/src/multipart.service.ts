@@ -15,6 +15,7 @@ import type {
   PutObjectResult,
   Upload,
 } from './api';
+import { S3DomainError } from './api';
 import { storeBody } from './body';
 import { CassandraBucketsService } from './buckets.service';
 import { compositeChecksum, DigestTap, multipartEtag, normalizeEtag, quotedEtag } from './checksums';
@@ -462,6 +463,36 @@ export class CassandraMultipartService implements MultipartService {
 
   async abort(bucketName: string, key: string, uploadId: string): Promise<void> {
     const bucket = await this.buckets.resolve(bucketName);
+    await this.abortIn(bucket, key, uploadId);
+  }
+
+  /**
+   * Aborts every multipart upload in progress in a bucket (DeleteBucket: S3 deletes a bucket whose
+   * only contents are uploads in progress, and those uploads with it). An upload whose completion
+   * is under way is left to it (the completion makes an object, so the bucket is not empty after
+   * all): that is an OperationAborted error for the caller. Returns how many uploads were aborted.
+   */
+  async abortAll(bucket: BucketRow): Promise<number> {
+    const walker = new TreeWalker<UploadRow>(uploadsSource(this.ms, bucket.bucketId), {
+      pageSize: 100,
+      keyFilter: () => (row) => !row.completed,
+    });
+    const uploads: { key: string; uploadId: string }[] = [];
+    for (let e = await walker.next(); e; e = await walker.next())
+      if (e.kind === 'row') uploads.push({ key: e.key, uploadId: encodeId(e.row.uploadId) });
+    let aborted = 0;
+    await forEachLimited(uploads, 8, async (u) => {
+      try {
+        await this.abortIn(bucket, u.key, u.uploadId);
+        aborted++;
+      } catch (e) {
+        if (!(e instanceof S3DomainError && e.code === 'NoSuchUpload')) throw e;
+      }
+    });
+    return aborted;
+  }
+
+  private async abortIn(bucket: BucketRow, key: string, uploadId: string): Promise<void> {
     let upload = await this.resolveUpload(bucket, key, uploadId);
     if (!upload.completingVid) {
       if (await this.ms.uploads.delete(upload, true)) {

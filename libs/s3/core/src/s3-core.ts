@@ -47,10 +47,12 @@ export function createS3Core(deps: S3CoreDeps): S3Core {
     logger.forContext(VersionStore.name),
   );
   const buckets = new CassandraBucketsService(deps.metastore, deps.clock, settings.bucketCacheTtlMs);
+  const multipart = new CassandraMultipartService(buckets, store, logger.forContext(CassandraMultipartService.name));
+  buckets.abortUploadsWith((b) => multipart.abortAll(b));
   return new S3Core(
     buckets,
     new CassandraObjectsService(buckets, store, logger.forContext(CassandraObjectsService.name)),
-    new CassandraMultipartService(buckets, store, logger.forContext(CassandraMultipartService.name)),
+    multipart,
     new CassandraUsersService(deps.metastore, deps.clock),
     store,
   );

@@ -1,4 +1,6 @@
-import { alice, bob, harness, Harness, put, s3code } from './support';
+import type { PartRow } from '@ostore/metastore/data-access';
+import { decodeId } from '../src/version-ids';
+import { alice, bob, body, harness, Harness, pattern, put, refsOf, s3code } from './support';
 
 describe('BucketsService and UsersService against a real Cassandra', () => {
   let h: Harness;
@@ -84,7 +86,7 @@ describe('BucketsService and UsersService against a real Cassandra', () => {
       expect((await s3code(sut.setAcl('nope-bucket', 'private'))).code).toBe('NoSuchBucket');
     });
 
-    it('deletes only an empty bucket: objects, delete markers and uploads all count', async () => {
+    it('deletes only an empty bucket: objects and delete markers count, uploads in progress are aborted', async () => {
       const sut = h.core.buckets;
       await sut.create({ name: 'del-bucket', owner: alice, location: '', acl: 'private' });
       await put(h.core, 'del-bucket', 'deep/dir/key', 'x');
@@ -101,11 +103,26 @@ describe('BucketsService and UsersService against a real Cassandra', () => {
       expect((await s3code(sut.delete('del-bucket'))).code).toBe('BucketNotEmpty');
       const versions = await h.core.objects.listVersions({ bucket: 'del-bucket', maxKeys: 10 });
       await h.core.objects.delete('del-bucket', 'only-a-marker', alice, versions.versions[0].versionId);
+      // S3 deletes a bucket whose only contents are multipart uploads in progress, and them with it
       const upload = await h.core.multipart.create({ bucket: 'del-bucket', key: 'up/load', owner: alice, meta: { userMeta: {} } });
-      expect((await s3code(sut.delete('del-bucket'))).code).toBe('BucketNotEmpty');
-      await h.core.multipart.abort('del-bucket', 'up/load', upload.uploadId);
+      await h.core.multipart.create({ bucket: 'del-bucket', key: 'no-parts', owner: alice, meta: { userMeta: {} } });
+      await h.core.multipart.uploadPart({ bucket: 'del-bucket', key: 'up/load', uploadId: upload.uploadId, partNumber: 1, body: body(pattern(100 * 1024, 4)) });
+      const parts: PartRow[] = [];
+      for await (const r of h.ms.uploads.allPartRows(decodeId(upload.uploadId)!)) parts.push(r);
+      const blockIds = parts.flatMap((p) => p.blocks.map((x) => x.blockId));
+      expect(blockIds.length).toBeGreaterThan(0);
+      for (const id of blockIds) expect(await refsOf(h.client, id)).not.toEqual([]);
       await sut.delete('del-bucket');
+      expect((await s3code(sut.get('del-bucket'))).code).toBe('NoSuchBucket');
+      for (const id of blockIds) expect(await refsOf(h.client, id)).toEqual([]);
+      const after: PartRow[] = [];
+      for await (const r of h.ms.uploads.allPartRows(decodeId(upload.uploadId)!)) after.push(r);
+      expect(after).toEqual([]);
       expect((await s3code(sut.delete('del-bucket'))).code).toBe('NoSuchBucket');
+      // a re-created bucket of that name has no uploads
+      await sut.create({ name: 'del-bucket', owner: alice, location: '', acl: 'private' });
+      expect((await h.core.multipart.listUploads({ bucket: 'del-bucket', maxUploads: 10 })).uploads).toEqual([]);
+      await sut.delete('del-bucket');
     });
   });
 });
