@@ -63,6 +63,10 @@ describe('multipart uploads through the AWS SDK v3', () => {
     const part2 = await s3.send(new GetObjectCommand({ Bucket, Key: 'mp/object', PartNumber: 2 }));
     expect(part2.PartsCount).toBe(3);
     expect((await bodyBytes(part2.Body)).equals(parts[1])).toBe(true);
+    // a part the object does not have: 416 InvalidPartNumber, as S3 answers
+    const beyond = await s3Error(s3.send(new GetObjectCommand({ Bucket, Key: 'mp/object', PartNumber: 4 })));
+    expect(beyond.name).toBe('InvalidPartNumber');
+    expect(beyond.$metadata.httpStatusCode).toBe(416);
     const uploads = await s3.send(new ListMultipartUploadsCommand({ Bucket }));
     expect(uploads.Uploads ?? []).toEqual([]);
   });

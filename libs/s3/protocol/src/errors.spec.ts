@@ -17,6 +17,7 @@ describe(S3Error.name, () => {
     ['InvalidPart', 400],
     ['InvalidPartOrder', 400],
     ['InvalidRange', 416],
+    ['InvalidPartNumber', 416],
     ['InvalidRequest', 400],
     ['KeyTooLongError', 400],
     ['MalformedXML', 400],

@@ -48,6 +48,7 @@ export const S3_ERRORS = {
     400,
     'The list of parts was not in ascending order. Parts must be ordered by part number.',
   ],
+  InvalidPartNumber: [416, 'The requested partnumber is not satisfiable'],
   InvalidRange: [416, 'The requested range is not satisfiable'],
   InvalidRequest: [400, 'Invalid Request'],
   InvalidStorageClass: [400, 'The storage class you specified is not valid'],

@@ -1,0 +1,40 @@
+import { readdirSync, readFileSync, statSync } from 'fs';
+import { join, resolve } from 'path';
+import { isS3ErrorCode } from '@ostore/s3/protocol';
+import { S3DomainError } from '@ostore/s3/core';
+import { toS3Error } from './error-response';
+
+const ROOT = resolve(__dirname, '../../../..');
+
+function sources(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return sources(path);
+    return name.endsWith('.ts') && !name.endsWith('.spec.ts') ? [path] : [];
+  });
+}
+
+/** Codes the admin API answers itself (admin.controller.ts), never as S3 errors. */
+const ADMIN_ONLY = new Set(['AccessKeyAlreadyExists', 'NoSuchUser', 'UserAlreadyExists']);
+
+describe(toS3Error.name, () => {
+  it('gives every error code the S3 core and the gateway raise its own HTTP status (none falls to 500)', () => {
+    const raised = new Set<string>();
+    for (const dir of ['libs/s3/core/src', 'libs/s3/protocol/src', 'apps/gateway/src/s3']) {
+      for (const file of sources(join(ROOT, dir))) {
+        for (const m of readFileSync(file, 'utf8').matchAll(/(?:s3err|S3Error|S3DomainError)\(\s*'([A-Za-z]+)'/g))
+          raised.add(m[1]);
+      }
+    }
+    expect(raised.size).toBeGreaterThan(40);
+    const unknown = [...raised].filter((code) => !ADMIN_ONLY.has(code) && !isS3ErrorCode(code));
+    expect(unknown).toEqual([]);
+  });
+
+  it('maps a domain error to its status, and anything else to InternalError', () => {
+    expect(
+      toS3Error(new S3DomainError('InvalidPartNumber', 'The requested partnumber is not satisfiable')).httpStatus,
+    ).toBe(416);
+    expect(toS3Error(new Error('boom')).code).toBe('InternalError');
+  });
+});
