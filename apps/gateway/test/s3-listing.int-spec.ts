@@ -122,6 +122,14 @@ describe('listing order and pagination against a model of S3', () => {
     expect(r.Contents?.every((c) => !c.Key!.includes('日'))).toBe(true);
   });
 
+  it('ListObjects v1 url-encodes keys but echoes the prefix as given, as S3 does', async () => {
+    const r = await s3.send(new ListObjectsCommand({ Bucket, Prefix: '日本', EncodingType: 'url', MaxKeys: 5 }));
+    expect(r.EncodingType).toBe('url');
+    expect(r.Prefix).toBe('日本');
+    expect(r.Contents?.length).toBeGreaterThan(0);
+    expect(r.Contents?.every((c) => !c.Key!.includes('日'))).toBe(true);
+  });
+
   it('max-keys=0 returns nothing but says whether more exists', async () => {
     const r = await s3.send(new ListObjectsV2Command({ Bucket, MaxKeys: 0 }));
     expect(r.KeyCount).toBe(0);

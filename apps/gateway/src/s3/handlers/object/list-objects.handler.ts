@@ -44,7 +44,9 @@ export class ListObjectsHandler implements S3Handler {
       200,
       toXml('ListBucketResult', {
         Name: req.bucket!,
-        Prefix: enc(prefix),
+        // ListObjects v1 returns the Prefix as given even with encoding-type=url (AWS does; the SDKs
+        // decode only Delimiter, Marker, NextMarker, Key and CommonPrefixes in v1 answers)
+        Prefix: prefix,
         Marker: enc(marker),
         NextMarker: page.isTruncated && delimiter && page.nextAfter ? enc(page.nextAfter) : undefined,
         MaxKeys: maxKeys,
