@@ -95,6 +95,34 @@ describe('multipart uploads through the AWS SDK v3', () => {
     expect((await s3Error(s3.send(new HeadObjectCommand({ Bucket, Key: 'mp/bad' })))).$metadata.httpStatusCode).toBe(404);
   });
 
+  it('completes conditionally with If-None-Match: * and If-Match, like PutObject', async () => {
+    const Key = 'mp/conditional';
+    const start = async (body: string, key = Key) => {
+      const { UploadId } = await s3.send(new CreateMultipartUploadCommand({ Bucket, Key: key }));
+      const p = await s3.send(new UploadPartCommand({ Bucket, Key: key, UploadId, PartNumber: 1, Body: body }));
+      return { UploadId: UploadId!, MultipartUpload: { Parts: [{ ETag: p.ETag, PartNumber: 1 }] } };
+    };
+    const first = await s3.send(new CompleteMultipartUploadCommand({ Bucket, Key, ...(await start('one')), IfNoneMatch: '*' }));
+
+    const second = await start('two');
+    const exists = await s3Error(s3.send(new CompleteMultipartUploadCommand({ Bucket, Key, ...second, IfNoneMatch: '*' })));
+    expect(exists.name).toBe('PreconditionFailed');
+    expect(exists.$metadata.httpStatusCode).toBe(412);
+    const stale = await s3Error(s3.send(new CompleteMultipartUploadCommand({ Bucket, Key, ...second, IfMatch: '"0123456789abcdef0123456789abcdef"' })));
+    expect(stale.name).toBe('PreconditionFailed');
+    const etagValue = await s3Error(s3.send(new CompleteMultipartUploadCommand({ Bucket, Key, ...second, IfNoneMatch: first.ETag })));
+    expect(etagValue.name).toBe('NotImplemented');
+    // the refused upload is intact and still completes when its condition holds
+    expect(await bodyBytes((await s3.send(new GetObjectCommand({ Bucket, Key }))).Body)).toEqual(Buffer.from('one'));
+    await s3.send(new CompleteMultipartUploadCommand({ Bucket, Key, ...second, IfMatch: first.ETag }));
+    expect(await bodyBytes((await s3.send(new GetObjectCommand({ Bucket, Key }))).Body)).toEqual(Buffer.from('two'));
+
+    const missing = await s3Error(
+      s3.send(new CompleteMultipartUploadCommand({ Bucket, Key: 'mp/never', ...(await start('x', 'mp/never')), IfMatch: '*' })),
+    );
+    expect(missing.name).toBe('NoSuchKey');
+  });
+
   it('copies ranges of an object into parts', async () => {
     const source = pattern(6 * MiB, 9);
     await s3.send(new PutObjectCommand({ Bucket, Key: 'mp/source', Body: source }));

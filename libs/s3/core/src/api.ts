@@ -245,7 +245,15 @@ export interface MultipartService {
     verify?: BodyVerifier;
   }): Promise<Part>; // NoSuchUpload
   uploadPartCopy(input: { bucket: string; key: string; uploadId: string; partNumber: number; source: CopySource; range?: ByteRange }): Promise<Part>;
-  complete(input: { bucket: string; key: string; uploadId: string; parts: { partNumber: number; etag: string }[] }): Promise<PutObjectResult & { location?: string }>;
+  /** CompleteMultipartUpload; `ifNoneMatch` ('*') / `ifMatch` make it conditional like PutObject (PreconditionFailed). */
+  complete(input: {
+    bucket: string;
+    key: string;
+    uploadId: string;
+    parts: { partNumber: number; etag: string }[];
+    ifNoneMatch?: string;
+    ifMatch?: string;
+  }): Promise<PutObjectResult & { location?: string }>;
   abort(bucket: string, key: string, uploadId: string): Promise<void>;
   listParts(input: { bucket: string; key: string; uploadId: string; partNumberMarker?: number; maxParts: number }): Promise<{ upload: Upload; parts: Part[]; isTruncated: boolean; nextPartNumberMarker?: number }>;
   listUploads(input: { bucket: string; prefix?: string; delimiter?: string; keyMarker?: string; uploadIdMarker?: string; maxUploads: number }): Promise<{

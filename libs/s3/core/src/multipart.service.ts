@@ -335,27 +335,40 @@ export class CassandraMultipartService implements MultipartService {
     key: string;
     uploadId: string;
     parts: { partNumber: number; etag: string }[];
+    ifNoneMatch?: string;
+    ifMatch?: string;
   }): Promise<PutObjectResult & { location?: string }> {
     const bucket = await this.buckets.resolve(input.bucket);
+    if (input.ifNoneMatch !== undefined && input.ifNoneMatch.trim() !== '*')
+      throw s3err('NotImplemented', 'If-None-Match on CompleteMultipartUpload only supports *');
     let upload = await this.resolveUpload(bucket, input.key, input.uploadId, true);
-    if (!upload.completingVid) {
-      const plan = await this.plan(bucket, upload, input.parts);
-      const { vid } = this.store.newVid('object');
-      const claimed = await this.ms.uploads.claimCompletion(upload, vid, JSON.stringify(plan));
-      if (!claimed || claimed.completed) {
-        if (claimed?.completed) upload = claimed;
-        else throw noSuchUpload(input.uploadId);
-      } else upload = claimed;
+    // Conditional completion (If-None-Match: * / If-Match), as for PutObject: the key is claimed
+    // until the object is visible. A completion already under way (a retry) just finishes.
+    let claim: { token: string } | undefined;
+    try {
+      if (!upload.completingVid) {
+        const plan = await this.plan(bucket, upload, input.parts);
+        if (input.ifNoneMatch !== undefined || input.ifMatch !== undefined)
+          claim = await this.store.claimConditional(bucket, input.key, input.ifNoneMatch, input.ifMatch);
+        const { vid } = this.store.newVid('object');
+        const claimed = await this.ms.uploads.claimCompletion(upload, vid, JSON.stringify(plan));
+        if (!claimed || claimed.completed) {
+          if (claimed?.completed) upload = claimed;
+          else throw noSuchUpload(input.uploadId);
+        } else upload = claimed;
+      }
+      const plan = JSON.parse(upload.completingParts!) as CompletionPlan;
+      const vid = upload.completingVid!;
+      if (!upload.completed) await this.build(bucket, input.key, upload, plan, vid);
+      return {
+        versionId: plan.isNull ? 'null' : encodeId(vid),
+        etag: plan.etag,
+        size: plan.size,
+        checksums: plan.checksums,
+      };
+    } finally {
+      if (claim) await this.store.releaseClaim(bucket, input.key, claim);
     }
-    const plan = JSON.parse(upload.completingParts!) as CompletionPlan;
-    const vid = upload.completingVid!;
-    if (!upload.completed) await this.build(bucket, input.key, upload, plan, vid);
-    return {
-      versionId: plan.isNull ? 'null' : encodeId(vid),
-      etag: plan.etag,
-      size: plan.size,
-      checksums: plan.checksums,
-    };
   }
 
   /** Validates the requested part list against the stored parts (S3's rules) into a plan. */

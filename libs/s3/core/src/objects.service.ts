@@ -1,4 +1,3 @@
-import { randomUUID } from 'crypto';
 import { Readable } from 'stream';
 import type { ContextLogger } from '@ostore/shared/observability';
 import { BlockUnavailableError } from '@ostore/storage/blocks';
@@ -21,7 +20,7 @@ import type {
 } from './api';
 import { receiveBody } from './body';
 import { CassandraBucketsService, validateTags } from './buckets.service';
-import { normalizeEtag, quotedEtag } from './checksums';
+import { quotedEtag } from './checksums';
 import { invalidVersionId, noSuchKey, noSuchVersion, s3err } from './errors';
 import { splitKey } from './keys';
 import { objectsSource, versionsSource } from './listing/sources';
@@ -78,7 +77,7 @@ export class CassandraObjectsService implements ObjectsService {
     const conditional = input.ifNoneMatch !== undefined || input.ifMatch !== undefined;
     let claim: { token: string } | undefined;
     try {
-      if (conditional) claim = await this.claimConditional(bucket, input.key, input.ifNoneMatch, input.ifMatch);
+      if (conditional) claim = await this.store.claimConditional(bucket, input.key, input.ifNoneMatch, input.ifMatch);
       const row = await this.store.commit({
         bucket,
         key: input.key,
@@ -105,60 +104,8 @@ export class CassandraObjectsService implements ObjectsService {
       await this.store.blocks.discard(stored.blocks).catch(() => undefined);
       throw e;
     } finally {
-      if (claim) {
-        const { parent, name } = splitKey(input.key);
-        await this.ms.objects.releaseClaim(bucket.bucketId, parent, name, claim.token).catch((err: unknown) =>
-          this.log.warn('could not release a conditional-PUT claim; it expires by TTL', {
-            bucket: bucket.name,
-            key: input.key,
-            err: (err as Error).message,
-          }),
-        );
-      }
+      if (claim) await this.store.releaseClaim(bucket, input.key, claim);
     }
-  }
-
-  /**
-   * Checks If-None-Match: * / If-Match against the current object (a SERIAL read), then claims the
-   * key with a Paxos round that succeeds only if the current object is still the one checked and
-   * no other conditional writer holds it: two conditional PUTs can never both win.
-   */
-  private async claimConditional(
-    bucket: BucketRow,
-    key: string,
-    ifNoneMatch: string | undefined,
-    ifMatch: string | undefined,
-  ): Promise<{ token: string }> {
-    const { parent, name } = splitKey(key);
-    const cur = await this.ms.objects.getSerial(bucket.bucketId, parent, name);
-    if (ifMatch !== undefined) {
-      if (!cur) throw noSuchKey(key);
-      const wanted = ifMatch.split(',').map((e) => normalizeEtag(e));
-      if (!wanted.includes('*') && !wanted.includes(normalizeEtag(cur.entry.etag)))
-        throw s3err('PreconditionFailed', 'At least one of the pre-conditions you specified did not hold', {
-          Condition: 'If-Match',
-        });
-    }
-    if (ifNoneMatch !== undefined && cur)
-      throw s3err('PreconditionFailed', 'At least one of the pre-conditions you specified did not hold', {
-        Condition: 'If-None-Match',
-      });
-    const token = randomUUID();
-    const outcome = await this.ms.objects.claim(
-      bucket.bucketId,
-      parent,
-      name,
-      cur?.raw ?? null,
-      token,
-      this.store.settings.conditionalClaimTtlSeconds,
-    );
-    if (outcome === 'busy')
-      throw s3err('ConditionalRequestConflict', 'A conflicting operation occurred. Please retry.');
-    if (outcome === 'changed')
-      throw s3err('PreconditionFailed', 'At least one of the pre-conditions you specified did not hold', {
-        Condition: ifMatch !== undefined ? 'If-Match' : 'If-None-Match',
-      });
-    return { token };
   }
 
   async head(bucketName: string, key: string, versionId?: string): Promise<ObjectVersion> {

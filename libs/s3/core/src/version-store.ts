@@ -1,3 +1,4 @@
+import { randomUUID } from 'crypto';
 import type { BlockManager, BlockRef } from '@ostore/storage/blocks';
 import type { Clock } from '@ostore/shared/clock';
 import type { ContextLogger } from '@ostore/shared/observability';
@@ -14,7 +15,8 @@ import {
   VersionRow,
 } from '@ostore/metastore/data-access';
 import type { ChecksumAlgorithm, ObjectMeta, ObjectVersion, Owner } from './api';
-import { invalidVersionId } from './errors';
+import { normalizeEtag } from './checksums';
+import { invalidVersionId, noSuchKey, s3err } from './errors';
 import { FolderCache } from './folder-cache';
 import { folderRowsOf, splitKey } from './keys';
 import type { S3CoreSettings } from './s3-core.options';
@@ -375,6 +377,62 @@ export class VersionStore {
     if (!vid) throw invalidVersionId(versionId);
     const row = await this.ms.versions.get({ bucketId, parent, name, vts: vtsOfVid(uuidBytes(vid)), vid }, options);
     return row && !row.isNull ? row : undefined;
+  }
+
+  /**
+   * Checks If-None-Match: * / If-Match against the current object (a SERIAL read), then claims the
+   * key with a Paxos round that succeeds only if the current object is still the one checked and
+   * no other conditional writer holds it: two conditional writes (PutObject, CompleteMultipartUpload) can never both win. Release with
+   * releaseClaim once the write is visible (or failed).
+   */
+  async claimConditional(
+    bucket: BucketRow,
+    key: string,
+    ifNoneMatch: string | undefined,
+    ifMatch: string | undefined,
+  ): Promise<{ token: string }> {
+    const { parent, name } = splitKey(key);
+    const cur = await this.ms.objects.getSerial(bucket.bucketId, parent, name);
+    if (ifMatch !== undefined) {
+      if (!cur) throw noSuchKey(key);
+      const wanted = ifMatch.split(',').map((e) => normalizeEtag(e));
+      if (!wanted.includes('*') && !wanted.includes(normalizeEtag(cur.entry.etag)))
+        throw s3err('PreconditionFailed', 'At least one of the pre-conditions you specified did not hold', {
+          Condition: 'If-Match',
+        });
+    }
+    if (ifNoneMatch !== undefined && cur)
+      throw s3err('PreconditionFailed', 'At least one of the pre-conditions you specified did not hold', {
+        Condition: 'If-None-Match',
+      });
+    const token = randomUUID();
+    const outcome = await this.ms.objects.claim(
+      bucket.bucketId,
+      parent,
+      name,
+      cur?.raw ?? null,
+      token,
+      this.settings.conditionalClaimTtlSeconds,
+    );
+    if (outcome === 'busy')
+      throw s3err('ConditionalRequestConflict', 'A conflicting operation occurred. Please retry.');
+    if (outcome === 'changed')
+      throw s3err('PreconditionFailed', 'At least one of the pre-conditions you specified did not hold', {
+        Condition: ifMatch !== undefined ? 'If-Match' : 'If-None-Match',
+      });
+    return { token };
+  }
+
+  /** Gives up a claim of claimConditional (it would otherwise expire by TTL). Never throws. */
+  async releaseClaim(bucket: BucketRow, key: string, claim: { token: string }): Promise<void> {
+    const { parent, name } = splitKey(key);
+    await this.ms.objects.releaseClaim(bucket.bucketId, parent, name, claim.token).catch((err: unknown) =>
+      this.log.warn('could not release a conditional-write claim; it expires by TTL', {
+        bucket: bucket.name,
+        key,
+        err: (err as Error).message,
+      }),
+    );
   }
 
   versionIdOf(row: { isNull: boolean; vid: string }): string {

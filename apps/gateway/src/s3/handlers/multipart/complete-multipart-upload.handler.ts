@@ -15,7 +15,14 @@ export class CompleteMultipartUploadHandler implements S3Handler {
 
   async handle(req: S3Request): Promise<void> {
     const parts = parseCompleteMultipartUpload((await readSmallBody(req, 4 * 1024 * 1024)).toString('utf8'));
-    const result = await this.multipart.complete({ bucket: req.bucket!, key: req.key!, uploadId: req.query('uploadId')!, parts });
+    const result = await this.multipart.complete({
+      bucket: req.bucket!,
+      key: req.key!,
+      uploadId: req.query('uploadId')!,
+      parts,
+      ifNoneMatch: req.header('if-none-match'),
+      ifMatch: req.header('if-match'),
+    });
     const host = req.header('host') ?? 'localhost';
     sendXml(
       req,
