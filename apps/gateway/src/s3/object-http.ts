@@ -36,14 +36,16 @@ export function metaFromHeaders(req: S3Request): ObjectMeta {
   };
 }
 
-/** aws-chunked is a transfer detail, not the object's encoding. */
-function stripAwsChunked(encoding: string | undefined): string | undefined {
+/**
+ * aws-chunked is a transfer detail, not the object's encoding: it is dropped, and the rest is
+ * stored as sent (`deflate, gzip` stays `deflate, gzip`).
+ */
+export function stripAwsChunked(encoding: string | undefined): string | undefined {
   if (encoding === undefined) return undefined;
-  const rest = encoding
-    .split(',')
-    .map((e) => e.trim())
-    .filter((e) => e && e !== 'aws-chunked');
-  return rest.length ? rest.join(',') : undefined;
+  const tokens = encoding.split(',').map((e) => e.trim());
+  if (!tokens.some((t) => t.toLowerCase() === 'aws-chunked')) return encoding.trim() || undefined;
+  const rest = tokens.filter((e) => e && e.toLowerCase() !== 'aws-chunked');
+  return rest.length ? rest.join(', ') : undefined;
 }
 
 /** Headers that describe a version on GET and HEAD. */
