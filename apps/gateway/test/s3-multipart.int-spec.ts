@@ -123,6 +123,21 @@ describe('multipart uploads through the AWS SDK v3', () => {
     expect(missing.name).toBe('NoSuchKey');
   });
 
+  it('checks the object checksum sent with CompleteMultipartUpload against its parts (BadDigest)', async () => {
+    const Key = 'mp/checksummed';
+    const { UploadId } = await s3.send(new CreateMultipartUploadCommand({ Bucket, Key, ChecksumAlgorithm: 'SHA256' }));
+    const body = pattern(1024, 5);
+    const sha = createHash('sha256').update(body).digest('base64');
+    const p = await s3.send(new UploadPartCommand({ Bucket, Key, UploadId, PartNumber: 1, Body: body, ChecksumSHA256: sha }));
+    const Parts = [{ ETag: p.ETag, PartNumber: 1, ChecksumSHA256: p.ChecksumSHA256 }];
+    const composite = `${createHash('sha256').update(Buffer.from(sha, 'base64')).digest('base64')}-1`;
+    const bad = await s3Error(s3.send(new CompleteMultipartUploadCommand({ Bucket, Key, UploadId, MultipartUpload: { Parts }, ChecksumSHA256: sha })));
+    expect(bad.name).toBe('BadDigest');
+    expect(bad.$metadata.httpStatusCode).toBe(400);
+    const done = await s3.send(new CompleteMultipartUploadCommand({ Bucket, Key, UploadId, MultipartUpload: { Parts }, ChecksumSHA256: composite }));
+    expect(done.ChecksumSHA256).toBe(composite);
+  });
+
   it('copies ranges of an object into parts', async () => {
     const source = pattern(6 * MiB, 9);
     await s3.send(new PutObjectCommand({ Bucket, Key: 'mp/source', Body: source }));

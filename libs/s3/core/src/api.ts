@@ -253,6 +253,8 @@ export interface MultipartService {
     parts: { partNumber: number; etag: string }[];
     ifNoneMatch?: string;
     ifMatch?: string;
+    /** The object's composite x-amz-checksum-* as the client computed it: BadDigest when it differs. */
+    expectedChecksums?: Partial<Record<ChecksumAlgorithm, string>>;
   }): Promise<PutObjectResult & { location?: string }>;
   abort(bucket: string, key: string, uploadId: string): Promise<void>;
   listParts(input: { bucket: string; key: string; uploadId: string; partNumberMarker?: number; maxParts: number }): Promise<{ upload: Upload; parts: Part[]; isTruncated: boolean; nextPartNumberMarker?: number }>;

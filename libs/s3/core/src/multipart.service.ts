@@ -337,6 +337,12 @@ export class CassandraMultipartService implements MultipartService {
     parts: { partNumber: number; etag: string }[];
     ifNoneMatch?: string;
     ifMatch?: string;
+    /**
+     * x-amz-checksum-* of the whole object as the client computed it (composite: of the parts'
+     * checksums, `-N` optional); BadDigest when it differs. A FULL_OBJECT checksum cannot be checked
+     * (parts are stored with their own checksums only) and is not passed.
+     */
+    expectedChecksums?: Partial<Record<ChecksumAlgorithm, string>>;
   }): Promise<PutObjectResult & { location?: string }> {
     const bucket = await this.buckets.resolve(input.bucket);
     if (input.ifNoneMatch !== undefined && input.ifNoneMatch.trim() !== '*')
@@ -348,6 +354,11 @@ export class CassandraMultipartService implements MultipartService {
     try {
       if (!upload.completingVid) {
         const plan = await this.plan(bucket, upload, input.parts);
+        for (const [alg, expected] of Object.entries(input.expectedChecksums ?? {}) as [ChecksumAlgorithm, string][]) {
+          const actual = plan.checksums[alg];
+          if (!actual || (expected.trim() !== actual && expected.trim() !== actual.replace(/-\d+$/, '')))
+            throw s3err('BadDigest', `The ${alg} you specified did not match the calculated checksum.`);
+        }
         if (input.ifNoneMatch !== undefined || input.ifMatch !== undefined)
           claim = await this.store.claimConditional(bucket, input.key, input.ifNoneMatch, input.ifMatch);
         const { vid } = this.store.newVid('object');

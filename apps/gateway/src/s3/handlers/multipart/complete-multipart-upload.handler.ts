@@ -1,10 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { parseCompleteMultipartUpload, toXml } from '@ostore/s3/protocol';
-import type { MultipartService } from '@ostore/s3/core';
+import type { ChecksumAlgorithm, MultipartService } from '@ostore/s3/core';
 import { MULTIPART_SERVICE } from '../../services';
 import { readSmallBody, sendXml } from '../../responses';
 import type { S3Handler } from '../../s3-handler';
 import type { S3Request } from '../../s3-request';
+import { CHECKSUM_ALGORITHMS } from '../../object-http';
 
 @Injectable()
 export class CompleteMultipartUploadHandler implements S3Handler {
@@ -22,6 +23,7 @@ export class CompleteMultipartUploadHandler implements S3Handler {
       parts,
       ifNoneMatch: req.header('if-none-match'),
       ifMatch: req.header('if-match'),
+      expectedChecksums: req.header('x-amz-checksum-type')?.toUpperCase() === 'FULL_OBJECT' ? undefined : objectChecksums(req),
     });
     const host = req.header('host') ?? 'localhost';
     sendXml(
@@ -37,4 +39,14 @@ export class CompleteMultipartUploadHandler implements S3Handler {
       { 'x-amz-version-id': req.bucketInfo!.versioning !== 'Unversioned' ? result.versionId : undefined },
     );
   }
+}
+
+/** x-amz-checksum-<alg> headers of the request (the whole object's checksum on CompleteMultipartUpload). */
+function objectChecksums(req: S3Request): Partial<Record<ChecksumAlgorithm, string>> {
+  const out: Partial<Record<ChecksumAlgorithm, string>> = {};
+  for (const alg of CHECKSUM_ALGORITHMS) {
+    const v = req.header(`x-amz-checksum-${alg.toLowerCase()}`);
+    if (v !== undefined) out[alg] = v;
+  }
+  return out;
 }
