@@ -104,4 +104,23 @@ describe('buckets through the AWS SDK v3', () => {
     const denied = await s3Error(s3.send(new DeleteBucketCommand({ Bucket: 'others-bucket' })));
     expect(denied.name).toBe('AccessDenied');
   });
+
+  it('pages ListBuckets with max-buckets, continuation-token and prefix', async () => {
+    for (const name of ['page-c', 'page-a', 'page-b']) await s3.send(new CreateBucketCommand({ Bucket: name }));
+    const seen: string[] = [];
+    let token: string | undefined;
+    do {
+      const r = await s3.send(new ListBucketsCommand({ Prefix: 'page-', MaxBuckets: 2, ContinuationToken: token }));
+      expect(r.Buckets!.length).toBeLessThanOrEqual(2);
+      expect(r.Prefix).toBe('page-');
+      seen.push(...r.Buckets!.map((b) => b.Name!));
+      token = r.ContinuationToken;
+    } while (token);
+    expect(seen).toEqual(['page-a', 'page-b', 'page-c']);
+    const all = await s3.send(new ListBucketsCommand({}));
+    expect(all.ContinuationToken).toBeUndefined();
+    expect(all.Buckets!.map((b) => b.Name)).toEqual(expect.arrayContaining(seen));
+    expect((await s3Error(s3.send(new ListBucketsCommand({ MaxBuckets: 0 })))).name).toBe('InvalidArgument');
+    expect((await s3Error(s3.send(new ListBucketsCommand({ ContinuationToken: '%%%' })))).name).toBe('InvalidArgument');
+  });
 });
