@@ -6,6 +6,7 @@ import { createHash } from 'crypto';
 import {
   CreateBucketCommand,
   GetObjectCommand,
+  HeadObjectCommand,
   ListObjectsV2Command,
   PutBucketAclCommand,
   PutObjectAclCommand,
@@ -47,6 +48,30 @@ async function rawSigned(
     });
     req.on('error', reject);
     req.end(payload);
+  });
+}
+
+/** A request with `Expect: 100-continue`: the body goes only after the server's 100 Continue. */
+function expectContinue(gw: GatewayUnderTest, method: string, path: string, body: Buffer): Promise<{ status: number; continued: boolean; text: string }> {
+  const port = Number(new URL(gw.endpoint).port);
+  return new Promise((resolve, reject) => {
+    let continued = false;
+    const headers = { host: `127.0.0.1:${port}`, expect: '100-continue', 'content-length': String(body.length) };
+    const req = http.request({ host: '127.0.0.1', port, method, path, headers });
+    req.on('continue', () => {
+      continued = true;
+      req.end(body);
+    });
+    req.on('response', (res) => {
+      let text = '';
+      res.on('data', (d) => (text += d));
+      res.on('end', () => {
+        resolve({ status: res.statusCode!, continued, text });
+        if (!continued) req.destroy();
+      });
+    });
+    req.on('error', (e) => (continued ? reject(e) : undefined));
+    req.flushHeaders();
   });
 }
 
@@ -115,6 +140,19 @@ describe('canned ACLs, virtual-host addressing and signed streaming uploads', ()
     const list = await rawSigned(gw, 'vhost-bucket.localhost', 'GET', '/', Buffer.alloc(0));
     expect(list.status).toBe(200);
     expect(list.text).toContain('<Key>dir/vh.txt</Key>');
+  });
+
+  it('answers Expect: 100-continue only after authorizing, and ignores other Expect values', async () => {
+    const refused = await expectContinue(gw, 'PUT', '/private-bucket/anon-upload', Buffer.from('data'));
+    expect(refused).toMatchObject({ status: 403, continued: false });
+    expect(errorCode(refused.text)).toBe('AccessDenied');
+    const odd = await rawSigned(gw, 'vhost-bucket.localhost', 'PUT', '/expect-200', Buffer.from('odd expect'), { expect: '200' });
+    expect(odd.status).toBe(200);
+    expect(await bodyText((await owner.send(new GetObjectCommand({ Bucket: 'vhost-bucket', Key: 'expect-200' }))).Body)).toBe('odd expect');
+    // the SDK itself sends Expect: 100-continue for larger bodies
+    const big = Buffer.alloc(3 * 1024 * 1024, 1);
+    await owner.send(new PutObjectCommand({ Bucket: 'vhost-bucket', Key: 'expect-continue', Body: big }));
+    expect((await owner.send(new HeadObjectCommand({ Bucket: 'vhost-bucket', Key: 'expect-continue' }))).ContentLength).toBe(big.length);
   });
 
   it('checks a body against a signed empty-payload hash (only a request without a body skips hashing)', async () => {

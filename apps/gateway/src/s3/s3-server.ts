@@ -61,6 +61,11 @@ export class S3Server implements OnApplicationBootstrap, BeforeApplicationShutdo
 
   async onApplicationBootstrap(): Promise<void> {
     this.server = createServer({ requestTimeout: 0, headersTimeout: 60_000 }, (req, res) => void this.handle(req, res));
+    // Expect: 100-continue is answered only once the request is authenticated and authorized (a
+    // refused upload is refused before its body is sent); other Expect values are ignored, as S3
+    // does, instead of Node's default 417.
+    this.server.on('checkContinue', (req, res) => void this.handle(req, res));
+    this.server.on('checkExpectation', (req, res) => void this.handle(req, res));
     this.server.keepAliveTimeout = 65_000;
     await new Promise<void>((resolve, reject) => {
       this.server!.once('error', reject);
@@ -128,6 +133,7 @@ export class S3Server implements OnApplicationBootstrap, BeforeApplicationShutdo
       const handler = this.handlers.get(operation);
       if (!handler) throw new S3Error('NotImplemented', `${operation} is not implemented`);
       await this.access.authorize(req, handler.access);
+      if (/^\s*100-continue\s*$/i.test(raw.headers.expect ?? '')) res.writeContinue();
       await handler.handle(req);
     } catch (e) {
       this.fail(req, e);
