@@ -60,6 +60,18 @@ describe('bad input', () => {
     expect(err.name).toBe('RequestTimeTooSkewed');
   });
 
+  it('a CORS preflight is refused as S3 refuses it without a CORS configuration', async () => {
+    const bare = await fetch(`${gw.endpoint}/${Bucket}/keep`, { method: 'OPTIONS' });
+    expect(bare.status).toBe(400);
+    expect(errorCode(await bare.text())).toBe('BadRequest');
+    const preflight = await fetch(`${gw.endpoint}/${Bucket}/keep`, {
+      method: 'OPTIONS',
+      headers: { Origin: 'https://app.example', 'Access-Control-Request-Method': 'GET' },
+    });
+    expect(preflight.status).toBe(403);
+    expect(errorCode(await preflight.text())).toBe('AccessDenied');
+  });
+
   it('anonymous access to a private object is AccessDenied', async () => {
     const r = await fetch(`${gw.endpoint}/${Bucket}/keep`);
     expect(r.status).toBe(403);

@@ -114,6 +114,10 @@ export class S3Server implements OnApplicationBootstrap, BeforeApplicationShutdo
     });
 
     try {
+      if (raw.method === 'OPTIONS') {
+        req.operation = 'CorsPreflight';
+        throw corsPreflightRefusal(raw);
+      }
       const operation = resolveOperation(req);
       req.operation = operation;
       if (operation === 'MethodNotAllowed') {
@@ -169,4 +173,17 @@ export class S3Server implements OnApplicationBootstrap, BeforeApplicationShutdo
     res.end(body);
     if (bodyUnread) req.raw.resume();
   }
+}
+
+/**
+ * A CORS preflight (OPTIONS). No bucket has a CORS configuration here, so S3's answers apply: 400
+ * when the preflight lacks Origin or Access-Control-Request-Method, else 403.
+ */
+function corsPreflightRefusal(raw: IncomingMessage): S3Error {
+  if (!raw.headers['origin'] || !raw.headers['access-control-request-method'])
+    return new S3Error('BadRequest', 'Insufficient information. Origin request header needed.');
+  return new S3Error(
+    'AccessDenied',
+    'CORSResponse: This CORS request is not allowed. This is usually because the evalution of Origin, request method / Access-Control-Request-Method or Access-Control-Request-Headers are not whitelisted by the resource\'s CORS spec.',
+  );
 }
