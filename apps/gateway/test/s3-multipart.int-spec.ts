@@ -136,6 +136,24 @@ describe('multipart uploads through the AWS SDK v3', () => {
     expect(bad.$metadata.httpStatusCode).toBe(400);
     const done = await s3.send(new CompleteMultipartUploadCommand({ Bucket, Key, UploadId, MultipartUpload: { Parts }, ChecksumSHA256: composite }));
     expect(done.ChecksumSHA256).toBe(composite);
+
+    // a CRC may be a FULL_OBJECT checksum (chosen at create, as current SDKs and the CLI do): never refused
+    const crcKey = 'mp/full-object-crc';
+    const crcUpload = await s3.send(new CreateMultipartUploadCommand({ Bucket, Key: crcKey, ChecksumAlgorithm: 'CRC32', ChecksumType: 'FULL_OBJECT' }));
+    const parts = [pattern(5 * MiB, 6), pattern(1024, 7)];
+    const uploaded = [];
+    for (const [i, Body] of parts.entries())
+      uploaded.push(await s3.send(new UploadPartCommand({ Bucket, Key: crcKey, UploadId: crcUpload.UploadId, PartNumber: i + 1, Body, ChecksumAlgorithm: 'CRC32' })));
+    await s3.send(
+      new CompleteMultipartUploadCommand({
+        Bucket,
+        Key: crcKey,
+        UploadId: crcUpload.UploadId,
+        ChecksumCRC32: 'AAAAAA==',
+        MultipartUpload: { Parts: uploaded.map((u, i) => ({ ETag: u.ETag, PartNumber: i + 1, ChecksumCRC32: u.ChecksumCRC32 })) },
+      }),
+    );
+    expect((await s3.send(new HeadObjectCommand({ Bucket, Key: crcKey }))).ContentLength).toBe(5 * MiB + 1024);
   });
 
   it('copies ranges of an object into parts', async () => {

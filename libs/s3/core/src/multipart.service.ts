@@ -339,8 +339,8 @@ export class CassandraMultipartService implements MultipartService {
     ifMatch?: string;
     /**
      * x-amz-checksum-* of the whole object as the client computed it (composite: of the parts'
-     * checksums, `-N` optional); BadDigest when it differs. A FULL_OBJECT checksum cannot be checked
-     * (parts are stored with their own checksums only) and is not passed.
+     * checksums, `-N` optional); BadDigest when it differs. Pass only composite ones: a FULL_OBJECT
+     * checksum cannot be checked (parts are stored with their own checksums only).
      */
     expectedChecksums?: Partial<Record<ChecksumAlgorithm, string>>;
   }): Promise<PutObjectResult & { location?: string }> {
