@@ -4,6 +4,7 @@ import {
   CompleteMultipartUploadCommand,
   CreateBucketCommand,
   CreateMultipartUploadCommand,
+  GetObjectAttributesCommand,
   GetObjectCommand,
   HeadObjectCommand,
   ListMultipartUploadsCommand,
@@ -154,6 +155,35 @@ describe('multipart uploads through the AWS SDK v3', () => {
       }),
     );
     expect((await s3.send(new HeadObjectCommand({ Bucket, Key: crcKey }))).ContentLength).toBe(5 * MiB + 1024);
+  });
+
+  it('GetObjectAttributes reports size, ETag, storage class, checksums and the parts of a multipart object', async () => {
+    const simple = await s3.send(new PutObjectCommand({ Bucket, Key: 'attr/simple', Body: 'hello' }));
+    const all = ['ETag', 'Checksum', 'ObjectParts', 'StorageClass', 'ObjectSize'] as const;
+    const a = await s3.send(new GetObjectAttributesCommand({ Bucket, Key: 'attr/simple', ObjectAttributes: [...all] }));
+    expect(a).toMatchObject({ ETag: simple.ETag!.replace(/"/g, ''), ObjectSize: 5, StorageClass: 'STANDARD' });
+    expect(a.Checksum?.ChecksumCRC32).toBe(simple.ChecksumCRC32);
+    expect(a.ObjectParts).toBeUndefined();
+    const sizeOnly = await s3.send(new GetObjectAttributesCommand({ Bucket, Key: 'attr/simple', ObjectAttributes: ['ObjectSize'] }));
+    expect(sizeOnly.ObjectSize).toBe(5);
+    expect(sizeOnly.ETag).toBeUndefined();
+
+    const Key = 'attr/multipart';
+    const { UploadId } = await s3.send(new CreateMultipartUploadCommand({ Bucket, Key }));
+    const bodies = [pattern(5 * MiB, 1), pattern(5 * MiB, 2), pattern(1000, 3)];
+    const Parts = [];
+    for (const [i, Body] of bodies.entries())
+      Parts.push({ ETag: (await s3.send(new UploadPartCommand({ Bucket, Key, UploadId, PartNumber: i + 1, Body }))).ETag, PartNumber: i + 1 });
+    const done = await s3.send(new CompleteMultipartUploadCommand({ Bucket, Key, UploadId, MultipartUpload: { Parts } }));
+    const m = await s3.send(new GetObjectAttributesCommand({ Bucket, Key, ObjectAttributes: [...all] }));
+    expect(m).toMatchObject({ ETag: done.ETag!.replace(/"/g, ''), ObjectSize: 10 * MiB + 1000 });
+    expect(m.ObjectParts).toMatchObject({ TotalPartsCount: 3, IsTruncated: false });
+    expect(m.ObjectParts!.Parts!.map((p) => [p.PartNumber, p.Size])).toEqual([[1, 5 * MiB], [2, 5 * MiB], [3, 1000]]);
+    const page = await s3.send(new GetObjectAttributesCommand({ Bucket, Key, ObjectAttributes: ['ObjectParts'], MaxParts: 1, PartNumberMarker: '1' }));
+    expect(page.ObjectParts).toMatchObject({ IsTruncated: true, NextPartNumberMarker: '2' });
+    expect(page.ObjectParts!.Parts!.map((p) => p.PartNumber)).toEqual([2]);
+    const missing = await s3Error(s3.send(new GetObjectAttributesCommand({ Bucket, Key: 'attr/none', ObjectAttributes: ['ETag'] })));
+    expect(missing.name).toBe('NoSuchKey');
   });
 
   it('copies ranges of an object into parts', async () => {

@@ -33,6 +33,8 @@ describe(resolveOperation.name, () => {
     ['DELETE', 'b/k', 'uploadId=u', 'AbortMultipartUpload'],
     ['GET', 'b/k', 'uploadId=u', 'ListParts'],
     ['GET', 'b/k', 'tagging', 'GetObjectTagging'],
+    ['GET', 'b/k', 'attributes', 'GetObjectAttributes'],
+    ['GET', 'b/k', 'torrent', 'NotImplemented:torrent'],
     ['HEAD', 'b/k', 'versionId=x', 'HeadObject'],
     ['GET', 'b', 'policy', 'GetUnconfiguredBucketSubresource'],
     ['PUT', 'b', 'policy', 'NotImplemented:policy'],

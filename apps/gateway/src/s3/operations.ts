@@ -29,7 +29,7 @@ export function unconfiguredSubresource(input: OperationInput): [string, string]
 const UNSUPPORTED_SUBRESOURCES = [
   'policy', 'cors', 'website', 'encryption', 'replication', 'object-lock', 'ownershipControls', 'publicAccessBlock',
   'logging', 'notification', 'accelerate', 'requestPayment', 'analytics', 'inventory', 'metrics', 'intelligent-tiering',
-  'legal-hold', 'retention', 'restore', 'select', 'torrent', 'attributes',
+  'legal-hold', 'retention', 'restore', 'select', 'torrent',
 ];
 
 /**
@@ -93,6 +93,7 @@ export function resolveOperation(r: OperationInput): string {
       if (r.has('uploadId')) return 'ListParts';
       if (r.has('tagging')) return 'GetObjectTagging';
       if (r.has('acl')) return 'GetObjectAcl';
+      if (r.has('attributes')) return 'GetObjectAttributes';
       return 'GetObject';
     case 'HEAD':
       return 'HeadObject';

@@ -212,6 +212,8 @@ export interface ObjectsService {
    * Content-Range of a `?partNumber=` GET; InvalidPartNumber when there is no such part.
    */
   partRange(version: ObjectVersion, partNumber: number): Promise<ByteRange>;
+  /** The parts of a multipart object with their sizes, in order ([] for an object not built from parts). */
+  partSizes(version: ObjectVersion): Promise<{ partNumber: number; size: number }[]>;
   /** Body bytes of a version (whole, a byte range, or one part of a multipart object). */
   openBody(version: ObjectVersion, range?: ByteRange, partNumber?: number): Promise<Readable>;
   delete(bucket: string, key: string, owner: Owner, versionId?: string): Promise<DeleteResult>;

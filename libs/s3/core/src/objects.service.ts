@@ -169,6 +169,14 @@ export class CassandraObjectsService implements ObjectsService {
     return { start, endInclusive: start + length - 1 };
   }
 
+  async partSizes(version: ObjectVersion): Promise<{ partNumber: number; size: number }[]> {
+    if (!version.partCount || !version.manifestId) return [];
+    const sizes = new Map<number, number>();
+    for (const b of await this.ms.versions.readBlocks(version.manifestId))
+      sizes.set(b.partNumber ?? 1, (sizes.get(b.partNumber ?? 1) ?? 0) + b.size);
+    return [...sizes.entries()].sort((a, b) => a[0] - b[0]).map(([partNumber, size]) => ({ partNumber, size }));
+  }
+
   private invalidPartNumber(partNumber: number, count: number) {
     return s3err('InvalidPartNumber', 'The requested partnumber is not satisfiable', {
       PartNumberRequested: String(partNumber),

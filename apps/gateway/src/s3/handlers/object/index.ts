@@ -8,3 +8,4 @@ export * from './list-objects.handler';
 export * from './object-acl.handler';
 export * from './object-tagging.handler';
 export * from './put-object.handler';
+export * from './get-object-attributes.handler';
