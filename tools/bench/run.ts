@@ -209,6 +209,35 @@ class Bench {
     return m;
   }
 
+  /** The unmeasured warm-up of `small` (see BenchArgs.warmupMs): half PUT, half GET, results dropped. */
+  async warmup(t: Target, s: ScenarioResult): Promise<void> {
+    const a = this.args;
+    const half = Math.max(1, Math.round(a.warmupMs / 2000));
+    log(`${s.name}: warm-up, warp put then get ${sizeLabel(a.smallSize)} × ${a.smallConcurrency}, ${half}s each (not measured)`);
+    for (const op of ['put', 'get'] as const) {
+      const r = await runWarp(
+        this.warpBin!,
+        { host: t.host, accessKey: t.accessKey, secretKey: t.secretKey, region: REGION },
+        {
+          op,
+          bucket: this.bucket(`small-warmup-${op}`),
+          objectSize: sizeLabel(a.smallSize),
+          concurrent: a.smallConcurrency,
+          durationSec: half,
+          objects: op === 'get' ? 500 : undefined,
+          disableMultipart: true,
+          unsignedPayload: a.unsignedPayload,
+          benchdata: join(WORK_DIR, this.runStamp, `${s.name}-warmup-${op}`),
+        },
+        {},
+      );
+      if (r.exitCode !== 0) log(`${s.name}: warm-up ${op} exited ${r.exitCode} (ignored)`);
+    }
+    s.notes.push(
+      `Before the measured phases, ${half * 2} s of warp PUT then GET on scratch buckets warmed up the JVMs (not measured; \`--warmup 0\` skips it).`,
+    );
+  }
+
   // ---------------------------------------------------------------- sdk phases
 
   async sdkPhases(t: Target, s: ScenarioResult, o: { bucket: string; size: number; concurrency: number; durationMs: number }): Promise<Measurement[]> {
@@ -271,6 +300,7 @@ class Bench {
     const a = this.args;
     const s = this.newScenario('small', `small — ${sizeLabel(a.smallSize)} objects, ${a.smallConcurrency} concurrent clients`);
     const ms: Measurement[] = [];
+    if (this.useWarp() && a.warmupMs > 0) await this.warmup(t, s);
     if (this.useWarp()) {
       const put = await this.warpPhase(t, s, { op: 'put', bucket: this.bucket('small-put'), size: a.smallSize, concurrent: a.smallConcurrency, durationMs: a.smallDurationMs });
       if (put) ms.push(put);

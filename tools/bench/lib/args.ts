@@ -8,6 +8,11 @@ export interface BenchArgs {
   command: Command;
   /** Seconds of each timed phase (PUT, GET) of `small`. */
   smallDurationMs: number;
+  /**
+   * Unmeasured warp PUT then GET of small objects before `small` (0: none): a freshly started
+   * Cassandra (and gateway) JVM is still compiling its hot paths and costs up to 3× the CPU per request.
+   */
+  warmupMs: number;
   smallSize: number;
   smallConcurrency: number;
   /** GET phase: objects warp uploads first (its --objects). */
@@ -64,6 +69,7 @@ commands
 options (defaults in brackets)
   --duration 30s             each timed phase of small and large [30s]
   --small-duration / --large-duration   one scenario's phases only
+  --warmup 60s               unmeasured warp PUT + GET before small (JIT warm-up; 0 = none) [60s]
   --concurrency 32           small clients [32]      --large-concurrency 4   [4]
   --size 4KiB                small object size        --large-size 64MiB
   --objects 2500             objects warp uploads before small GET [2500]
@@ -95,6 +101,7 @@ export function parseArgs(argv: string[]): BenchArgs {
   const a: BenchArgs = {
     command: 'help',
     smallDurationMs: 30_000,
+    warmupMs: 60_000,
     smallSize: 4 * 1024,
     smallConcurrency: 32,
     smallObjects: 2500,
@@ -155,6 +162,9 @@ export function parseArgs(argv: string[]): BenchArgs {
         a.largeDurationMs = ms;
         break;
       }
+      case '--warmup':
+        a.warmupMs = wrap(() => parseDuration(value()));
+        break;
       case '--small-duration':
         a.smallDurationMs = wrap(() => parseDuration(value()));
         break;
