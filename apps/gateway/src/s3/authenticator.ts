@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'http';
 import { Inject, Injectable } from '@nestjs/common';
 import {
+  EMPTY_SHA256,
   createChunkedDecoder,
   parseSigV4,
   S3Error,
@@ -32,9 +33,6 @@ interface CachedKey {
  * Access keys are cached for `authCacheMs` so the hot path makes no Cassandra read per request;
  * a disabled key stops working within that time.
  */
-/** SHA-256 of the empty string: the `x-amz-content-sha256` of a signed request without a body. */
-const EMPTY_SHA256 = 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855';
-
 /** A request that carries no body at all: no Transfer-Encoding, and no or a zero Content-Length. */
 function hasNoBody(raw: IncomingMessage): boolean {
   const length = raw.headers['content-length'];

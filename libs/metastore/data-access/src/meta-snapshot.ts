@@ -16,20 +16,10 @@ type SnapshotFields = Omit<VersionMetaRow, 'vid' | 'bucketId' | 'parent' | 'name
  * `version_meta.inline_body` (GET needs that row anyway, and its HEAD is not worth the bytes).
  */
 export function encodeMetaSnapshot(meta: VersionMetaRow): Buffer | undefined {
-  if (meta.inlineBody) return undefined;
-  const fields: SnapshotFields = {
-    contentType: meta.contentType,
-    contentEncoding: meta.contentEncoding,
-    contentLanguage: meta.contentLanguage,
-    contentDisposition: meta.contentDisposition,
-    cacheControl: meta.cacheControl,
-    expires: meta.expires,
-    userMeta: meta.userMeta,
-    tags: meta.tags,
-    acl: meta.acl,
-    checksums: meta.checksums,
-  };
-  return Buffer.concat([Buffer.from([FORMAT]), Buffer.from(JSON.stringify(fields), 'utf8')]);
+  // eslint-disable-next-line @typescript-eslint/no-unused-vars -- the locating fields are left out
+  const { vid, bucketId, parent, name, vts, inlineBody, ...fields } = meta;
+  if (inlineBody) return undefined;
+  return Buffer.concat([Buffer.from([FORMAT]), Buffer.from(JSON.stringify(fields satisfies SnapshotFields), 'utf8')]);
 }
 
 /** The metadata row a snapshot stands for, or undefined when it cannot be used (unknown format). */
@@ -41,21 +31,16 @@ export function decodeMetaSnapshot(snapshot: Buffer, loc: VersionLocator): Versi
   } catch {
     return undefined;
   }
+  const { vid, bucketId, parent, name, vts } = loc;
   return {
-    vid: loc.vid,
-    bucketId: loc.bucketId,
-    parent: loc.parent,
-    name: loc.name,
-    vts: loc.vts,
-    contentType: f.contentType,
-    contentEncoding: f.contentEncoding,
-    contentLanguage: f.contentLanguage,
-    contentDisposition: f.contentDisposition,
-    cacheControl: f.cacheControl,
-    expires: f.expires,
+    ...f,
+    vid,
+    bucketId,
+    parent,
+    name,
+    vts,
     userMeta: f.userMeta ?? {},
     tags: f.tags ?? {},
-    acl: f.acl,
     checksums: f.checksums ?? {},
   };
 }

@@ -130,6 +130,18 @@ export function parsePartNumber(value: string | undefined): number {
   return n;
 }
 
+/** part-number-marker (ListParts, GetObjectAttributes): a non-negative integer; absent or empty: none. */
+export function parsePartNumberMarker(value: string | undefined, name = 'part-number-marker'): number | undefined {
+  if (value === undefined || value === '') return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) {
+    throw new S3Error('InvalidArgument', `Argument ${name} must be an integer between 0 and 2147483647`, {
+      extra: { ArgumentName: name, ArgumentValue: value },
+    });
+  }
+  return n;
+}
+
 /** encoding-type of the list operations: only `url` (any case) exists; absent means none. */
 export function parseEncodingType(value: string | undefined): 'url' | undefined {
   if (value === undefined) return undefined;

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { isoDate, parseMaxKeys, S3Error, toXml } from '@ostore/s3/protocol';
+import { isoDate, parseMaxKeys, parsePartNumberMarker, toXml } from '@ostore/s3/protocol';
 import type { MultipartService } from '@ostore/s3/core';
 import { MULTIPART_SERVICE } from '../../services';
 import { sendXml } from '../../responses';
@@ -15,11 +15,7 @@ export class ListPartsHandler implements S3Handler {
 
   async handle(req: S3Request): Promise<void> {
     const maxParts = parseMaxKeys(req.query('max-parts'), 'max-parts');
-    const markerParam = req.query('part-number-marker');
-    const marker = markerParam === undefined || markerParam === '' ? undefined : Number(markerParam);
-    if (marker !== undefined && (!Number.isInteger(marker) || marker < 0)) {
-      throw new S3Error('InvalidArgument', 'Argument part-number-marker must be an integer between 0 and 2147483647', { extra: { ArgumentName: 'part-number-marker', ArgumentValue: markerParam! } });
-    }
+    const marker = parsePartNumberMarker(req.query('part-number-marker'));
     const page = await this.multipart.listParts({ bucket: req.bucket!, key: req.key!, uploadId: req.query('uploadId')!, partNumberMarker: marker, maxParts });
     const owner = { ID: page.upload.owner.id, DisplayName: page.upload.owner.displayName };
     sendXml(

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { S3Error, toXml, XmlValue } from '@ostore/s3/protocol';
+import { parseMaxKeys, parsePartNumberMarker, S3Error, toXml, XmlValue } from '@ostore/s3/protocol';
 import type { ObjectsService } from '@ostore/s3/core';
 import { AccessControl } from '../../access';
 import { OBJECTS_SERVICE } from '../../services';
@@ -28,17 +28,6 @@ function requestedAttributes(value: string | undefined): Set<Attribute> {
   return new Set(names as Attribute[]);
 }
 
-function nonNegativeInt(req: S3Request, header: string, fallback: number, max: number): number {
-  const value = req.header(header);
-  if (value === undefined) return fallback;
-  const n = Number(value);
-  if (!/^\d+$/.test(value) || n > max)
-    throw new S3Error('InvalidArgument', `${header} must be an integer between 0 and ${max}`, {
-      extra: { ArgumentName: header, ArgumentValue: value },
-    });
-  return n;
-}
-
 /** GetObjectAttributes: ETag, checksums, parts (multipart objects), storage class and size, without the body. */
 @Injectable()
 export class GetObjectAttributesHandler implements S3Handler {
@@ -52,8 +41,8 @@ export class GetObjectAttributesHandler implements S3Handler {
 
   async handle(req: S3Request): Promise<void> {
     const wanted = requestedAttributes(req.header('x-amz-object-attributes'));
-    const maxParts = nonNegativeInt(req, 'x-amz-max-parts', 1000, 1000);
-    const marker = nonNegativeInt(req, 'x-amz-part-number-marker', 0, 10000);
+    const maxParts = parseMaxKeys(req.header('x-amz-max-parts'), 'x-amz-max-parts');
+    const marker = parsePartNumberMarker(req.header('x-amz-part-number-marker'), 'x-amz-part-number-marker') ?? 0;
     const versionId = req.query('versionId') || undefined;
     const version = await this.objects.head(req.bucket!, req.key!, versionId);
     if (!this.accessControl.isObjectReadAllowed(req, version.owner.id, version.meta.acl))
