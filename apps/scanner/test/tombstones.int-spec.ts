@@ -7,7 +7,7 @@ import {
   TokenRangeReader,
   VERSIONS_TABLE,
 } from '@ostore/lifecycle/scan';
-import { ts } from '@ostore/metastore/data-access';
+import { forEachLimited, ts } from '@ostore/metastore/data-access';
 import { CassandraClient } from '@ostore/shared/cassandra';
 import { FakeClock } from '@ostore/shared/clock/testing';
 import { S3Core } from '@ostore/s3/core';
@@ -39,19 +39,13 @@ describe('local scan reads past a partition full of tombstones (real Cassandra)'
     const at = Date.now() * 1000;
     const batches: number[] = [];
     for (let i = 0; i < TOMBSTONES; i += 250) batches.push(i);
-    let next = 0;
-    await Promise.all(
-      Array.from({ length: 8 }, async () => {
-        while (next < batches.length) {
-          const from = batches[next++];
-          const statements = Array.from({ length: Math.min(250, TOMBSTONES - from) }, (_, j) => ({
-            query: 'DELETE FROM versions USING TIMESTAMP ? WHERE bucket_id = ? AND parent = ? AND name = ?',
-            params: [ts(at), bucketId, 'wide/', `exp-${pad(from + j)}`],
-          }));
-          await db.driver.batch(statements, { logged: false, prepare: true });
-        }
-      }),
-    );
+    await forEachLimited(batches, 8, async (from) => {
+      const statements = Array.from({ length: Math.min(250, TOMBSTONES - from) }, (_, j) => ({
+        query: 'DELETE FROM versions USING TIMESTAMP ? WHERE bucket_id = ? AND parent = ? AND name = ?',
+        params: [ts(at), bucketId, 'wide/', `exp-${pad(from + j)}`],
+      }));
+      await db.driver.batch(statements, { logged: false, prepare: true });
+    });
   }, 300_000);
   afterAll(() => db?.shutdown());
 

@@ -1,4 +1,4 @@
-import { isTooManyTombstones, ts } from '@ostore/metastore/data-access';
+import { forEachLimited, isTooManyTombstones, ts } from '@ostore/metastore/data-access';
 import { alice, harness, Harness, put } from './support';
 
 const TOMBSTONES = 120_000; // more than Cassandra's tombstone_failure_threshold (100,000) per read
@@ -27,23 +27,17 @@ describe('listing a directory with a run of tombstones longer than the failure t
     const at = Date.now() * 1000;
     const batches: number[] = [];
     for (let i = 0; i < TOMBSTONES; i += 250) batches.push(i);
-    let next = 0;
-    await Promise.all(
-      Array.from({ length: 8 }, async () => {
-        while (next < batches.length) {
-          const from = batches[next++];
-          // the index row and the version row of each key, as an unversioned deletion leaves them
-          const statements = Array.from({ length: Math.min(250, TOMBSTONES - from) }, (_, j) => [
-            h.ms.objects.deleteStatement(bucketId, 'wide/', `exp-${pad(from + j)}`, at),
-            {
-              query: 'DELETE FROM versions USING TIMESTAMP ? WHERE bucket_id = ? AND parent = ? AND name = ?',
-              params: [ts(at), bucketId, 'wide/', `exp-${pad(from + j)}`],
-            },
-          ]).flat();
-          await h.client.batch(statements, { logged: false });
-        }
-      }),
-    );
+    await forEachLimited(batches, 8, async (from) => {
+      // the index row and the version row of each key, as an unversioned deletion leaves them
+      const statements = Array.from({ length: Math.min(250, TOMBSTONES - from) }, (_, j) => [
+        h.ms.objects.deleteStatement(bucketId, 'wide/', `exp-${pad(from + j)}`, at),
+        {
+          query: 'DELETE FROM versions USING TIMESTAMP ? WHERE bucket_id = ? AND parent = ? AND name = ?',
+          params: [ts(at), bucketId, 'wide/', `exp-${pad(from + j)}`],
+        },
+      ]).flat();
+      await h.client.batch(statements, { logged: false });
+    });
   }, 300_000);
   afterAll(() => h.close());
 
