@@ -8,8 +8,8 @@ import { parseLifecycleXml } from '@ostore/lifecycle/rules';
 import { MigrationRunner, migrations, parseReplication } from '@ostore/metastore/schema';
 import { VersionCandidate } from '@ostore/queue/contracts';
 import { CassandraQueueProducer, CassandraQueueRepository, KafkaClient, KafkaQueueProducer, QueueProducer } from '@ostore/queue/data-access';
-import { CassandraOptions, createDriverClient } from '@ostore/shared/cassandra';
-import { coreOver } from './bench-core';
+import { createDriverClient } from '@ostore/shared/cassandra';
+import { benchRun, coreOver } from './bench-core';
 
 const ROOT = resolve(__dirname, '../../..');
 type Mode = 'unversioned' | 'versioned' | 'noncurrent';
@@ -105,19 +105,7 @@ export async function main(argv: string[]): Promise<number> {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const stack = require(resolve(ROOT, 'tools/stack/index.cjs'));
   const info = await stack.ensureStackUp({ quiet: true });
-  const run = `${Date.now().toString(36)}${randomBytes(2).toString('hex')}`;
-  const keyspace = `bench_apply_${run}`;
-  const cluster = `bench-apply-${run}`;
-  const cassandra: CassandraOptions = {
-    contactPoints: [info.cassandra.host],
-    port: info.cassandra.port,
-    localDataCenter: 'datacenter1',
-    keyspace,
-    consistency: 'localQuorum',
-    serialConsistency: 'localSerial',
-    requestTimeoutMs: 12000,
-    applicationName: 'ostore-bench',
-  };
+  const { run, keyspace, cluster, cassandra } = benchRun(info, 'apply', 12000);
   const load0 = loadavg();
   console.log(`[apply-bench] ${o.objects} objects, mode ${o.mode}, ${o.backend} queue, ${o.partitions} partitions; keyspace ${keyspace}`);
 

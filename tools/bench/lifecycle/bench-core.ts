@@ -1,3 +1,4 @@
+import { randomBytes } from 'crypto';
 import { Metastore } from '@ostore/metastore/data-access';
 import { createS3Core, S3Core } from '@ostore/s3/core';
 import { CassandraClient, CassandraOptions } from '@ostore/shared/cassandra';
@@ -38,4 +39,32 @@ export async function coreOver(
     logger,
   );
   return { core: createS3Core({ metastore: new Metastore(client), blocks, clock, logger }), client };
+}
+
+/**
+ * A fresh run of a lifecycle bench on the local stack: its id, its keyspace `bench_<name>_<run>`,
+ * its Kafka cluster prefix `bench-<name>-<run>`, and the session options every bench uses.
+ */
+export function benchRun(
+  stack: { cassandra: { host: string; port: number } },
+  name: string,
+  requestTimeoutMs = 30000,
+): { run: string; keyspace: string; cluster: string; cassandra: CassandraOptions } {
+  const run = `${Date.now().toString(36)}${randomBytes(2).toString('hex')}`;
+  const keyspace = `bench_${name}_${run}`;
+  return {
+    run,
+    keyspace,
+    cluster: `bench-${name}-${run}`,
+    cassandra: {
+      contactPoints: [stack.cassandra.host],
+      port: stack.cassandra.port,
+      localDataCenter: 'datacenter1',
+      keyspace,
+      consistency: 'localQuorum',
+      serialConsistency: 'localSerial',
+      requestTimeoutMs,
+      applicationName: 'ostore-bench',
+    },
+  };
 }

@@ -8,9 +8,10 @@ import { createLocalScan, createLocalScanClient, localScanSpans, ScanMetrics } f
 import { BucketsRepository, encodeMetaSnapshot, VersionRow, VersionsRepository } from '@ostore/metastore/data-access';
 import { MigrationRunner, migrations, parseReplication } from '@ostore/metastore/schema';
 import { KafkaClient, KafkaQueueProducer } from '@ostore/queue/data-access';
-import { CassandraClient, CassandraOptions, createDriverClient } from '@ostore/shared/cassandra';
+import { CassandraClient, createDriverClient } from '@ostore/shared/cassandra';
 import { SystemClock } from '@ostore/shared/clock';
 import { MetricsRegistry } from '@ostore/shared/observability';
+import { benchRun } from './bench-core';
 
 const ROOT = resolve(__dirname, '../../..');
 const DAY = 86_400_000;
@@ -78,19 +79,7 @@ export async function main(argv: string[]): Promise<number> {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const stack = require(resolve(ROOT, 'tools/stack/index.cjs'));
   const info = await stack.ensureStackUp({ quiet: true });
-  const run = `${Date.now().toString(36)}${randomBytes(2).toString('hex')}`;
-  const keyspace = `bench_scan_${run}`;
-  const cluster = `bench-scan-${run}`;
-  const cassandra: CassandraOptions = {
-    contactPoints: [info.cassandra.host],
-    port: info.cassandra.port,
-    localDataCenter: 'datacenter1',
-    keyspace,
-    consistency: 'localQuorum',
-    serialConsistency: 'localSerial',
-    requestTimeoutMs: 30000,
-    applicationName: 'ostore-bench',
-  };
+  const { keyspace, cluster, cassandra } = benchRun(info, 'scan');
   const cassandraPid = readPid(resolve(info.stackDir ?? resolve(ROOT, '.stack'), 'cassandra/node1/cassandra.pid'));
   console.log(`[scan-bench] ${o.versions} versions (${o.perObject} per object, ${o.perDir} objects per directory), fetch ${o.fetch}; keyspace ${keyspace}`);
 

@@ -11,20 +11,6 @@
 // the app's wiring (pinned session at consistency ONE, no rate limit) `--passes` times, publishing
 // candidates to Kafka. Reports rows/s, candidates, and the CPU the scanner and Cassandra used.
 // Results: tools/bench/lifecycle/SCAN-RESULTS.md.
-import { createRequire } from 'node:module';
-import { dirname, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { runMain } from './run-ts.mjs';
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
-process.env.SWC_NODE_PROJECT ??= resolve(root, 'tsconfig.base.json');
-const require = createRequire(import.meta.url);
-require('@swc-node/register');
-const { main } = require('./scan-run.ts');
-
-main(process.argv.slice(2)).then(
-  (code) => process.exit(code ?? 0),
-  (err) => {
-    process.stderr.write(`${err?.stack ?? err}\n`);
-    process.exit(1);
-  },
-);
+runMain(import.meta.url, './scan-run.ts');

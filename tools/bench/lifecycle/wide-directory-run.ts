@@ -4,7 +4,6 @@ import { cpus, loadavg, totalmem } from 'os';
 import { resolve } from 'path';
 import { S3Client } from '@aws-sdk/client-s3';
 import { KafkaClient } from '@ostore/queue/data-access';
-import { CassandraOptions } from '@ostore/shared/cassandra';
 import { dropKeyspace, freePort, GatewayProcess } from '../lib/gateway';
 import {
   Layout,
@@ -17,6 +16,7 @@ import {
   wideKeys,
   writeObjects,
 } from './wide-directory-story';
+import { benchRun } from './bench-core';
 
 const ROOT = resolve(__dirname, '../../..');
 
@@ -97,19 +97,7 @@ export async function main(argv: string[]): Promise<number> {
   const results: Record<string, unknown>[] = [];
   let ok = true;
   for (const layout of o.layouts) {
-    const run = `${Date.now().toString(36)}${randomBytes(2).toString('hex')}`;
-    const keyspace = `bench_wide_${run}`;
-    const cluster = `bench-wide-${run}`;
-    const cassandra: CassandraOptions = {
-      contactPoints: [info.cassandra.host],
-      port: info.cassandra.port,
-      localDataCenter: 'datacenter1',
-      keyspace,
-      consistency: 'localQuorum',
-      serialConsistency: 'localSerial',
-      requestTimeoutMs: 30000,
-      applicationName: 'ostore-bench',
-    };
+    const { run, keyspace, cluster, cassandra } = benchRun(info, 'wide');
     const work = resolve(ROOT, `tools/bench/.work/wide-${run}`);
     mkdirSync(work, { recursive: true });
     log(

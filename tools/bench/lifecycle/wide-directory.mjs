@@ -13,20 +13,6 @@
 // pass in this process with the scanner app's wiring, waits until the scheduler has handled every
 // candidate, measures the listings again (tombstones still present: no compaction), and scans once
 // more. Results: tools/bench/lifecycle/WIDE-DIRECTORY-RESULTS.md (JSON in tools/bench/.work/).
-import { createRequire } from 'node:module';
-import { dirname, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { runMain } from './run-ts.mjs';
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
-process.env.SWC_NODE_PROJECT ??= resolve(root, 'tsconfig.base.json');
-const require = createRequire(import.meta.url);
-require('@swc-node/register');
-const { main } = require('./wide-directory-run.ts');
-
-main(process.argv.slice(2)).then(
-  (code) => process.exit(code ?? 0),
-  (err) => {
-    process.stderr.write(`${err?.stack ?? err}\n`);
-    process.exit(1);
-  },
-);
+runMain(import.meta.url, './wide-directory-run.ts');
