@@ -78,9 +78,14 @@ export class RssSampler {
     return this.samples[0]?.rss ?? 0;
   }
 
-  /** Peak RSS the kernel recorded over the process's whole life (VmHWM), start-up included. */
+  /**
+   * Peak RSS over the process's whole life, start-up included: the kernel's VmHWM, or a sample
+   * above it (the kernel folds its per-CPU RSS counters into VmHWM lazily, so VmRSS can briefly
+   * read higher; seen under load in bench-lib.spec).
+   */
   highWaterMark(): number | undefined {
-    return readRss(this.pid)?.hwm;
+    const hwm = readRss(this.pid)?.hwm;
+    return hwm === undefined ? undefined : Math.max(hwm, this.max());
   }
 }
 
