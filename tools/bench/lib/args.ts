@@ -168,9 +168,11 @@ export function parseArgs(argv: string[]): BenchArgs {
         a.largeDurationMs = ms;
         break;
       }
-      case '--warmup':
-        a.warmupMs = wrap(() => parseDuration(value()));
+      case '--warmup': {
+        const v = value();
+        a.warmupMs = /^\s*0+(\.0*)?\s*(ms|s|m|h)?\s*$/i.test(v) ? 0 : wrap(() => parseDuration(v));
         break;
+      }
       case '--small-duration':
         a.smallDurationMs = wrap(() => parseDuration(value()));
         break;
