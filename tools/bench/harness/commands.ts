@@ -8,7 +8,7 @@ import { readResults, ScenarioResult, writeResults } from '../lib/report';
 import { sdkClient, smokeTest } from '../lib/sdk-load';
 import { findWarp, warpVersion } from '../lib/warp';
 import { runScenario } from '../scenarios';
-import { Bench, localDate, log, REGION } from './bench';
+import { Bench, localDate, log, REGION, Target } from './bench';
 import { startEnvironment } from './environment';
 import { record, resultsPaths } from './results';
 
@@ -26,6 +26,16 @@ function toolVersions(bench: Bench): Record<string, string> {
     // package.json not exported: leave it out
   }
   return t;
+}
+
+/** CreateBucket, PutObject, GetObject, a streamed PutObject, DeleteObject: does the target serve S3? */
+async function smokeCheck(bench: Bench, t: Target): Promise<{ ok: boolean; steps: string[] }> {
+  const client = sdkClient(
+    { endpoint: t.endpoint, region: REGION, accessKeyId: t.accessKey, secretAccessKey: t.secretKey },
+    4,
+    30_000,
+  );
+  return smokeTest(client, bench.bucket('smoke')).finally(() => client.destroy());
 }
 
 /** Runs `scenarios` against a started (or given) gateway, recording each in the day's results. */
@@ -50,17 +60,7 @@ export async function runScenarios(bench: Bench, scenarios: Scenario[]): Promise
   const done: ScenarioResult[] = [];
   let failed = false;
   try {
-    const client = sdkClient(
-      {
-        endpoint: env.target.endpoint,
-        region: REGION,
-        accessKeyId: env.target.accessKey,
-        secretAccessKey: env.target.secretKey,
-      },
-      4,
-      30_000,
-    );
-    const smoke = await smokeTest(client, bench.bucket('smoke')).finally(() => client.destroy());
+    const smoke = await smokeCheck(bench, env.target);
     for (const line of smoke.steps) log(`check: ${line}`);
     if (!smoke.ok) {
       log('the gateway does not serve PutObject/GetObject yet: nothing measured, no results written');
@@ -114,17 +114,7 @@ export async function runScenarios(bench: Bench, scenarios: Scenario[]): Promise
 export async function check(bench: Bench): Promise<number> {
   const env = await startEnvironment(bench);
   try {
-    const client = sdkClient(
-      {
-        endpoint: env.target.endpoint,
-        region: REGION,
-        accessKeyId: env.target.accessKey,
-        secretAccessKey: env.target.secretKey,
-      },
-      4,
-      30_000,
-    );
-    const smoke = await smokeTest(client, bench.bucket('smoke')).finally(() => client.destroy());
+    const smoke = await smokeCheck(bench, env.target);
     for (const line of smoke.steps) process.stdout.write(`${line}\n`);
     process.stdout.write(
       smoke.ok ? 'gateway serves S3: ready to benchmark\n' : 'gateway does not serve S3 yet\n',

@@ -8,7 +8,8 @@ import { sizeLabel } from '../lib/units';
 import { runWarp, WarpResult } from '../lib/warp';
 import { Bench, log, REGION, Target, wallToMonoUs, WORK_DIR } from './bench';
 
-type Counters = { cass?: KeyspaceCounts; ops?: Record<string, number> };
+/** Cassandra and S3 request counts at the start of a phase. */
+export type Counters = { cass?: KeyspaceCounts; ops?: Record<string, number> };
 
 /** Cassandra and S3 request counts around one phase (best effort: a failing probe only loses the table). */
 export async function countersBefore(t: Target): Promise<Counters> {
@@ -239,4 +240,53 @@ export async function sdkPhases(
     );
   s.raw.push({ label: `aws-sdk load generator (${s.name})`, text: JSON.stringify({ put, get }, null, 2) });
   return ms;
+}
+
+/**
+ * The PUT and GET phases of `small` or `large`: warp's (when warp runs), then the aws-sdk's (when
+ * it runs), each in fresh buckets `<name>-put`, `<name>-get`, `<name>-sdk`.
+ */
+export async function putGetPhases(
+  bench: Bench,
+  t: Target,
+  s: ScenarioResult,
+  o: { name: string; size: number; concurrency: number; durationMs: number; objects: number },
+): Promise<Measurement[]> {
+  const ms: Measurement[] = [];
+  const phase = { size: o.size, concurrent: o.concurrency, durationMs: o.durationMs };
+  if (bench.useWarp()) {
+    const put = await warpPhase(bench, t, s, { op: 'put', bucket: bench.bucket(`${o.name}-put`), ...phase });
+    if (put) ms.push(put);
+    const get = await warpPhase(bench, t, s, {
+      op: 'get',
+      bucket: bench.bucket(`${o.name}-get`),
+      ...phase,
+      objects: o.objects,
+    });
+    if (get) ms.push(get);
+  }
+  if (bench.useSdk()) {
+    const sdk = {
+      bucket: bench.bucket(`${o.name}-sdk`),
+      size: o.size,
+      concurrency: o.concurrency,
+      durationMs: o.durationMs,
+    };
+    ms.push(...(await sdkPhases(bench, t, s, sdk)));
+  }
+  return ms;
+}
+
+/** Ends a timed transfer of `memory`: its CPU split, Cassandra counters and profile window. */
+export async function endTransfer(
+  bench: Bench,
+  t: Target,
+  s: ScenarioResult,
+  phase: string,
+  o: { cpu: CpuMeter; counters: Counters; window: { monoStartUs: number; monoEndUs: number } },
+): Promise<void> {
+  const c = o.cpu.stop();
+  await countersAfter(t, s, phase, o.counters);
+  s.cpu.push({ phase, seconds: c.seconds, machineBusyPct: c.machineBusyPct, perProcess: c.perProcess });
+  bench.windows.push({ scenario: s.name, phase, fromUs: o.window.monoStartUs, toUs: o.window.monoEndUs });
 }

@@ -1,8 +1,8 @@
 /** `large`: big objects, few clients; MiB/s each way against the target. */
-import { Measurement, ScenarioResult, TARGETS } from '../lib/report';
+import { ScenarioResult, TARGETS } from '../lib/report';
 import { sizeLabel } from '../lib/units';
 import { Bench, errorCheck, Target } from '../harness/bench';
-import { sdkPhases, warpPhase } from '../harness/phases';
+import { putGetPhases } from '../harness/phases';
 
 export async function large(bench: Bench, t: Target): Promise<ScenarioResult> {
   const a = bench.args;
@@ -10,35 +10,13 @@ export async function large(bench: Bench, t: Target): Promise<ScenarioResult> {
     'large',
     `large — ${sizeLabel(a.largeSize)} objects, ${a.largeConcurrency} concurrent clients`,
   );
-  const ms: Measurement[] = [];
-  if (bench.useWarp()) {
-    const put = await warpPhase(bench, t, s, {
-      op: 'put',
-      bucket: bench.bucket('large-put'),
-      size: a.largeSize,
-      concurrent: a.largeConcurrency,
-      durationMs: a.largeDurationMs,
-    });
-    if (put) ms.push(put);
-    const get = await warpPhase(bench, t, s, {
-      op: 'get',
-      bucket: bench.bucket('large-get'),
-      size: a.largeSize,
-      concurrent: a.largeConcurrency,
-      durationMs: a.largeDurationMs,
-      objects: a.largeObjects,
-    });
-    if (get) ms.push(get);
-  }
-  if (bench.useSdk())
-    ms.push(
-      ...(await sdkPhases(bench, t, s, {
-        bucket: bench.bucket('large-sdk'),
-        size: a.largeSize,
-        concurrency: a.largeConcurrency,
-        durationMs: a.largeDurationMs,
-      })),
-    );
+  const ms = await putGetPhases(bench, t, s, {
+    name: 'large',
+    size: a.largeSize,
+    concurrency: a.largeConcurrency,
+    durationMs: a.largeDurationMs,
+    objects: a.largeObjects,
+  });
   s.measurements = ms;
   for (const m of ms) {
     s.checks.push({

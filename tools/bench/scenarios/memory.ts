@@ -4,7 +4,7 @@ import { Measurement, ScenarioResult, TARGETS } from '../lib/report';
 import { downloadHashed, ensureBucket, sdkClient, TransferResult, uploadGenerated } from '../lib/sdk-load';
 import { formatBytes, sizeLabel } from '../lib/units';
 import { Bench, log, MiB, REGION, sleep, Target } from '../harness/bench';
-import { countersAfter, countersBefore } from '../harness/phases';
+import { countersBefore, endTransfer } from '../harness/phases';
 
 export async function memory(bench: Bench, t: Target): Promise<ScenarioResult> {
   const a = bench.args;
@@ -57,41 +57,15 @@ export async function memory(bench: Bench, t: Target): Promise<ScenarioResult> {
         queueSize: a.queueSize,
       });
     }
-    let c = cpu.stop();
-    await countersAfter(t, s, `upload ${sizeLabel(a.memorySize)}`, counters);
+    await endTransfer(bench, t, s, `upload ${sizeLabel(a.memorySize)}`, { cpu, counters, window: up });
     counters = await countersBefore(t);
-    s.cpu.push({
-      phase: `upload ${sizeLabel(a.memorySize)}`,
-      seconds: c.seconds,
-      machineBusyPct: c.machineBusyPct,
-      perProcess: c.perProcess,
-    });
-    bench.windows.push({
-      scenario: 'memory',
-      phase: `upload ${sizeLabel(a.memorySize)}`,
-      fromUs: up.monoStartUs,
-      toUs: up.monoEndUs,
-    });
     log(
       `memory: upload ${up.mibPerSec.toFixed(1)} MiB/s, gateway RSS max ${(sampler.max('upload') / MiB).toFixed(0)} MiB`,
     );
     sampler.mark('download');
     cpu = new CpuMeter(pids).start();
     const down = await downloadHashed(client, bucket, key);
-    c = cpu.stop();
-    await countersAfter(t, s, `download ${sizeLabel(a.memorySize)}`, counters);
-    s.cpu.push({
-      phase: `download ${sizeLabel(a.memorySize)}`,
-      seconds: c.seconds,
-      machineBusyPct: c.machineBusyPct,
-      perProcess: c.perProcess,
-    });
-    bench.windows.push({
-      scenario: 'memory',
-      phase: `download ${sizeLabel(a.memorySize)}`,
-      fromUs: down.monoStartUs,
-      toUs: down.monoEndUs,
-    });
+    await endTransfer(bench, t, s, `download ${sizeLabel(a.memorySize)}`, { cpu, counters, window: down });
     log(
       `memory: download ${down.mibPerSec.toFixed(1)} MiB/s, gateway RSS max ${(sampler.max('download') / MiB).toFixed(0)} MiB`,
     );

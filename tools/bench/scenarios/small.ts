@@ -1,8 +1,8 @@
 /** `small`: many small objects, many clients; objects/s and p99 against the targets. */
-import { Measurement, ScenarioResult, TARGETS } from '../lib/report';
+import { ScenarioResult, TARGETS } from '../lib/report';
 import { sizeLabel } from '../lib/units';
 import { Bench, errorCheck, Target } from '../harness/bench';
-import { sdkPhases, warmup, warpPhase } from '../harness/phases';
+import { putGetPhases, warmup } from '../harness/phases';
 
 export async function small(bench: Bench, t: Target): Promise<ScenarioResult> {
   const a = bench.args;
@@ -10,36 +10,14 @@ export async function small(bench: Bench, t: Target): Promise<ScenarioResult> {
     'small',
     `small — ${sizeLabel(a.smallSize)} objects, ${a.smallConcurrency} concurrent clients`,
   );
-  const ms: Measurement[] = [];
   if (bench.useWarp() && a.warmupMs > 0) await warmup(bench, t, s);
-  if (bench.useWarp()) {
-    const put = await warpPhase(bench, t, s, {
-      op: 'put',
-      bucket: bench.bucket('small-put'),
-      size: a.smallSize,
-      concurrent: a.smallConcurrency,
-      durationMs: a.smallDurationMs,
-    });
-    if (put) ms.push(put);
-    const get = await warpPhase(bench, t, s, {
-      op: 'get',
-      bucket: bench.bucket('small-get'),
-      size: a.smallSize,
-      concurrent: a.smallConcurrency,
-      durationMs: a.smallDurationMs,
-      objects: a.smallObjects,
-    });
-    if (get) ms.push(get);
-  }
-  if (bench.useSdk())
-    ms.push(
-      ...(await sdkPhases(bench, t, s, {
-        bucket: bench.bucket('small-sdk'),
-        size: a.smallSize,
-        concurrency: a.smallConcurrency,
-        durationMs: a.smallDurationMs,
-      })),
-    );
+  const ms = await putGetPhases(bench, t, s, {
+    name: 'small',
+    size: a.smallSize,
+    concurrency: a.smallConcurrency,
+    durationMs: a.smallDurationMs,
+    objects: a.smallObjects,
+  });
   s.measurements = ms;
   for (const m of ms) {
     const goal = m.op === 'PUT' ? TARGETS.smallPutObjPerSec : TARGETS.smallGetObjPerSec;
