@@ -23,7 +23,7 @@ const ioModules = [
 ];
 
 export default [
-  { ignores: ['node_modules/**', 'dist/**', '.stack/**', 'tmp/**', '.nx/**', '**/lint-fixtures/**', 'tools/stack/**'] },
+  { ignores: ['node_modules/**', 'dist/**', '.stack/**', 'tmp/**', '.nx/**', '**/lint-fixtures/**'] },
   ...tseslint.configs.recommended,
   {
     files: ['**/*.ts'],
