@@ -15,6 +15,7 @@
  *   jvm.cjs           JVM command lines        server-config.cjs  generated yaml/properties
  *   probes.cjs        readiness probes         jars.cjs           Maven resolution
  *   lock.cjs          lock dir per stack dir   java.cjs           finding JDK 17
+ *   test-slots.cjs    the test runs' own stacks (ports, dirs, locks)
  */
 
 const { configFromEnv, effectiveConfig, endpoints } = require('./config.cjs');
@@ -23,6 +24,7 @@ const { resolveJars } = require('./jars.cjs');
 const { findJava17 } = require('./java.cjs');
 const { probeCassandra, probeKafka } = require('./probes.cjs');
 const { signalProcessesSync } = require('./processes.cjs');
+const { claimTestSlot } = require('./test-slots.cjs');
 const { defaultLogger, ensureStackUp } = require('./up.cjs');
 
 /** @typedef {import('./config.cjs').StackOptions} StackOptions */
@@ -35,6 +37,7 @@ module.exports = {
   stopKafka,
   startKafka,
   status,
+  claimTestSlot,
   /**
    * SIGTERM to every server of the stack dir at once, without waiting (for exit handlers).
    * @param {StackOptions} [opts]
