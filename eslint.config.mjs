@@ -68,7 +68,7 @@ const scopeConstraints = [
 ];
 
 export default [
-  { ignores: ['node_modules/**', 'dist/**', '.stack/**', 'tmp/**', '.nx/**', '**/lint-fixtures/**', 'tools/stack/**'] },
+  { ignores: ['node_modules/**', 'dist/**', '.stack/**', 'tmp/**', '.nx/**', '**/lint-fixtures/**'] },
   ...tseslint.configs.recommended,
   {
     files: ['**/*.ts'],
