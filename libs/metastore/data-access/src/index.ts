@@ -1,6 +1,8 @@
 export * from './statement';
 export * from './buckets.repository';
 export * from './users.repository';
+export * from './version.entity';
+export { versionMetaRowOf, versionRowOf } from './version-row.mapper';
 export * from './versions.repository';
 export * from './meta-snapshot';
 export * from './objects.repository';

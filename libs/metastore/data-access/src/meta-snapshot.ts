@@ -1,4 +1,4 @@
-import type { VersionLocator, VersionMetaRow } from './versions.repository';
+import type { VersionLocator, VersionMetaRow } from './version.entity';
 
 /**
  * The `versions.meta_snapshot` cell (migration 006): a version's metadata as it was written, so
