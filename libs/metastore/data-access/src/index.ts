@@ -10,3 +10,4 @@ export * from './folders.repository';
 export * from './uploads.repository';
 export * from './metastore';
 export * from './tombstone-slices';
+export * from './version-ids';
