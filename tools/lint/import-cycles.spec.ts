@@ -12,7 +12,9 @@ describe('import cycles', () => {
 
   it('resolves imports through the tsconfig path aliases', () => {
     const file = join(ROOT, 'libs/metastore/data-access/src/metastore.ts');
-    expect(importGraph(sourceFiles(['libs'])).get(file)).toContain(join(ROOT, 'libs/shared/cassandra/src/index.ts'));
+    expect(importGraph(sourceFiles(['libs'])).get(file)).toContain(
+      join(ROOT, 'libs/shared/cassandra/src/index.ts'),
+    );
   });
 
   describe(importCycles.name, () => {

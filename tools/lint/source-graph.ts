@@ -41,7 +41,8 @@ export function importGraph(files: readonly string[]): Map<string, string[]> {
     const info = ts.preProcessFile(readFileSync(file, 'utf8'), true, true);
     const targets = new Set<string>();
     for (const ref of info.importedFiles) {
-      const resolved = ts.resolveModuleName(ref.fileName, file, options, ts.sys).resolvedModule?.resolvedFileName;
+      const resolved = ts.resolveModuleName(ref.fileName, file, options, ts.sys).resolvedModule
+        ?.resolvedFileName;
       if (resolved && known.has(resolve(resolved))) targets.add(resolve(resolved));
     }
     graph.set(file, [...targets].sort());
@@ -96,7 +97,8 @@ export function importCycles(graph: ReadonlyMap<string, readonly string[]>): str
           onStack.delete(member);
           component.push(member);
         } while (member !== frame.node);
-        if (component.length > 1 || (graph.get(frame.node) ?? []).includes(frame.node)) cycles.push(component.sort());
+        if (component.length > 1 || (graph.get(frame.node) ?? []).includes(frame.node))
+          cycles.push(component.sort());
       }
     }
   }

@@ -1,7 +1,7 @@
 import { types } from 'cassandra-driver';
 import type { CassandraClient } from '@ostore/shared/cassandra';
 import { encodeMetaSnapshot } from './meta-snapshot';
-import { forEachLimited, nameRangeCql, NameRange, num, optNum, Statement, str, ts } from './statement';
+import { forEachLimited, mapOf, nameRangeCql, NameRange, num, optNum, Statement, str, ts } from './statement';
 import { readNameRange, SplitPoints } from './tombstone-slices';
 import type { BlockEntry, RowExtras, RowReadOptions, VersionLocator, VersionMetaRow, VersionRow } from './version.entity';
 import { columnsOf, META_COLUMNS, VERSION_COLUMNS, versionMetaRowOf, versionRowOf } from './version-row.mapper';
@@ -299,6 +299,25 @@ export class VersionsRepository {
       )
     ).first();
     return r ? versionMetaRowOf(r) : undefined;
+  }
+
+  /**
+   * The object tags of versions, by vid (`{}` for a vid without a metadata row): one small
+   * single-partition read per vid, at most `concurrency` in flight. `version_meta` is partitioned
+   * by vid, so these reads go to other nodes than the version rows; with `consistency` ONE they
+   * suit a dry run only (the scanner), whose decisions are taken again from a quorum read.
+   */
+  async tagsOf(
+    vids: readonly string[],
+    options: { concurrency: number; consistency?: number },
+  ): Promise<Map<string, Record<string, string>>> {
+    const out = new Map<string, Record<string, string>>();
+    const query = { isIdempotent: true, ...(options.consistency === undefined ? {} : { consistency: options.consistency }) };
+    await forEachLimited([...vids], options.concurrency, async (vid) => {
+      const rs = await this.client.execute(`SELECT tags FROM version_meta WHERE vid = ?`, [vid], query);
+      out.set(vid, mapOf(rs.first()?.['tags']));
+    });
+    return out;
   }
 
   /**
