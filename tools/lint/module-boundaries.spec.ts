@@ -14,11 +14,8 @@ describe('module boundaries (npm run lint)', () => {
 
   /** Lints `code` as if it were `file`, exactly as `npm run lint` would, and returns the boundary errors. */
   const lint = async (file: string, code: string): Promise<string[]> =>
-    (await lintMessages(file, code))
-      .filter((m) => m.ruleId === '@nx/enforce-module-boundaries')
-      .map((m) => m.message);
-  const lintAll = async (file: string, code: string): Promise<string[]> =>
-    (await lintMessages(file, code)).map((m) => m.message);
+    (await lintMessages(file, code)).filter((m) => m.ruleId === '@nx/enforce-module-boundaries').map((m) => m.message);
+  const lintAll = async (file: string, code: string): Promise<string[]> => (await lintMessages(file, code)).map((m) => m.message);
   const lintMessages = async (file: string, code: string): Promise<{ ruleId: string; message: string }[]> => {
     let out: string;
     try {
@@ -65,15 +62,9 @@ describe('module boundaries (npm run lint)', () => {
   });
 
   it('fails a pure domain lib doing I/O', async () => {
-    const messages = await lintAll(
-      'libs/s3/protocol/src/bad.ts',
-      "import { readFileSync } from 'fs';\nexport const x = readFileSync;\n",
-    );
+    const messages = await lintAll('libs/s3/protocol/src/bad.ts', "import { readFileSync } from 'fs';\nexport const x = readFileSync;\n");
     expect(messages.join('\n')).toMatch(/'fs' import is restricted/);
-    const nest = await lintAll(
-      'libs/lifecycle/rules/src/bad.ts',
-      "import { Injectable } from '@nestjs/common';\nexport const x = Injectable;\n",
-    );
+    const nest = await lintAll('libs/lifecycle/rules/src/bad.ts', "import { Injectable } from '@nestjs/common';\nexport const x = Injectable;\n");
     expect(nest.join('\n')).toMatch(/restricted|can only depend|banned/);
   });
 
