@@ -1,4 +1,4 @@
-import { AWS_TIMING, debugTiming, parseLifecycleXml } from '@ostore/lifecycle/rules';
+import { AWS_TIMING, debugTiming, encodeStoredLifecycle, parseLifecycleXml } from '@ostore/lifecycle/rules';
 import { encodeId } from '@ostore/metastore/data-access';
 import { BucketCatalog, ScanBucket } from './bucket-catalog';
 import { judgeObject, judgeUploads, needsTags, taggedVids, versionGroupOf } from './object-verdict';
@@ -109,6 +109,7 @@ describe(judgeUploads.name, () => {
 });
 
 describe(BucketCatalog.name, () => {
+  // stored as rows written before the format had a version (plain JSON.stringify) still are
   it('reloads for an unknown bucket at most once per interval, and reads stored configurations', async () => {
     let t = 0;
     const source = new InMemoryBucketSource([{ bucketId: 'b1', name: 'one', versioning: 'Enabled', lifecycle: JSON.stringify(config('')) }]);
@@ -122,5 +123,17 @@ describe(BucketCatalog.name, () => {
     expect(await sut.get('b2')).toEqual({ bucketId: 'b2', name: 'two', versioning: 'Suspended', lifecycle: undefined });
     expect(sut.unreadable).toEqual(new Set(['two']));
     expect(source.loads).toBe(2);
+  });
+
+  it('reads the current stored form and sets aside a configuration that is JSON but not a valid one', async () => {
+    const source = new InMemoryBucketSource([
+      { bucketId: 'b1', name: 'one', versioning: 'Enabled', lifecycle: encodeStoredLifecycle(config('')) },
+      { bucketId: 'b2', name: 'two', versioning: 'Enabled', lifecycle: JSON.stringify({ rules: [{ id: 'r', status: 'On' }] }) },
+    ]);
+    const sut = new BucketCatalog(source);
+    await sut.load();
+    expect(sut.peek('b1')?.lifecycle?.rules.map((r) => r.id)).toEqual(['any']);
+    expect(sut.peek('b2')?.lifecycle).toBeUndefined();
+    expect(sut.unreadable).toEqual(new Set(['two']));
   });
 });
