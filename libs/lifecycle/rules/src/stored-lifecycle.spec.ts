@@ -67,16 +67,7 @@ describe(decodeStoredLifecycle.name, () => {
   it('drops unknown fields and fills what a sparse row leaves out', () => {
     const sparse = { rules: [{ id: 'r', status: 'Enabled', filterForm: 'filter', filter: {}, extra: 1 }] };
     expect(sut(JSON.stringify(sparse))).toStrictEqual({
-      rules: [
-        {
-          id: 'r',
-          status: 'Enabled',
-          filterForm: 'filter',
-          filter: { tags: [] },
-          transitions: [],
-          noncurrentVersionTransitions: [],
-        },
-      ],
+      ...withRule({}),
       transitionDefaultMinimumObjectSize: 'all_storage_classes_128K',
     });
   });

@@ -136,17 +136,20 @@ function filterOf(doc: unknown, path: string): LifecycleFilter {
 function expirationOf(doc: unknown, path: string): LifecycleExpiration {
   const o = object(doc, path);
   return withDefined<LifecycleExpiration>({
-    days: optional(o, 'days', path, count),
-    date: optional(o, 'date', path, date),
+    ...daysOrDate(o, path),
     expiredObjectDeleteMarker: optional(o, 'expiredObjectDeleteMarker', path, boolean),
   });
+}
+
+/** When an Expiration or a Transition acts: `days` or `date` (which one is given is the parser's to check). */
+function daysOrDate(o: Doc, path: string): { days: number | undefined; date: string | undefined } {
+  return { days: optional(o, 'days', path, count), date: optional(o, 'date', path, date) };
 }
 
 function transitionOf(doc: unknown, path: string): LifecycleTransition {
   const o = object(doc, path);
   return withDefined<LifecycleTransition>({
-    days: optional(o, 'days', path, count),
-    date: optional(o, 'date', path, date),
+    ...daysOrDate(o, path),
     storageClass: storageClass(o['storageClass'], `${path}.storageClass`),
   });
 }
