@@ -14,23 +14,27 @@ import { ElementReader, XmlElement } from './xml-tree';
 
 // ---- the schema pass: structure only, every fault MalformedXML -----------------------------------
 
+/** How a rule names its objects, as given. */
 export interface GivenScope {
   form: FilterForm;
   filter: LifecycleFilter;
 }
 
+/** An `<Expiration>` as given (a date as epoch ms, judged later). */
 export interface GivenExpiration {
   days?: number;
   dateMs?: number;
   expiredObjectDeleteMarker?: boolean;
 }
 
+/** A `<Transition>` as given. */
 export interface GivenTransition {
   days?: number;
   dateMs?: number;
   storageClass: TransitionStorageClass;
 }
 
+/** A `<Rule>` after the schema pass, before the value pass. */
 export interface GivenRule {
   id?: string;
   status: RuleStatus;

@@ -57,6 +57,7 @@ export interface VersionLocator {
   vid: string;
 }
 
+/** One block of a version's manifest (`version_blocks`), in body order. */
 export interface BlockEntry {
   blockId: string;
   tier: string;
@@ -65,6 +66,7 @@ export interface BlockEntry {
   partNumber?: number;
 }
 
+/** A version's metadata (`version_meta`, or the row's snapshot of it). */
 export interface VersionMetaRow {
   vid: string;
   bucketId: string;
