@@ -5,7 +5,7 @@ import { resolve } from 'path';
 import { types } from 'cassandra-driver';
 import { lifecycleTiming, parseLifecycleXml } from '@ostore/lifecycle/rules';
 import { createLocalScan, createLocalScanClient, localScanSpans, ScanMetrics } from '@ostore/lifecycle/scan';
-import { BucketsRepository, encodeMetaSnapshot, VersionRow, VersionsRepository } from '@ostore/metastore/data-access';
+import { BucketsRepository, VersionRow, VersionsRepository } from '@ostore/metastore/data-access';
 import { MigrationRunner, migrations, parseReplication } from '@ostore/metastore/schema';
 import { KafkaClient, KafkaQueueProducer } from '@ostore/queue/data-access';
 import { CassandraClient, createDriverClient } from '@ostore/shared/cassandra';
@@ -119,7 +119,7 @@ export async function main(argv: string[]): Promise<number> {
   const extrasOf = (r: VersionRow) =>
     o.rowBodyBytes > 0
       ? {
-          snapshot: encodeMetaSnapshot({ ...r, userMeta: {}, tags: {}, checksums: {}, contentType: 'text/plain' }),
+          meta: { ...r, userMeta: {}, tags: {}, checksums: {}, contentType: 'text/plain' },
           inlineBody: randomBytes(o.rowBodyBytes),
         }
       : {};
