@@ -934,10 +934,11 @@ describe('Grafana', () => {
     expect(ds).toEqual(expect.objectContaining({ type: 'datasource', query: 'prometheus' }));
   });
 
-  it('has the rows S3 traffic, Lifecycle, Blocks, Process, Readiness', () => {
+  it('has the rows S3 traffic, Lifecycle, Usage, Blocks, Process, Readiness', () => {
     expect(panels.filter((p) => p.type === 'row').map((p) => p.title)).toEqual([
       'S3 traffic',
       'Lifecycle',
+      'Usage',
       'Blocks',
       'Process',
       'Readiness',
