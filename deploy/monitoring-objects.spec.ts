@@ -38,4 +38,30 @@ describe('deploy/k8s/monitoring', () => {
       expect(JSON.parse(cm.data[f])).toEqual(JSON.parse(readFileSync(join(dir, f), 'utf8')));
     }
   });
+
+  it('the focused dashboards hold every panel of the overview once, without overlaps, under unique uids', () => {
+    const dir = join(__dirname, 'grafana/dashboards');
+    const read = (f: string) => JSON.parse(readFileSync(join(dir, f), 'utf8'));
+    const files = readdirSync(dir).filter((f) => f.endsWith('.json') && f !== 'ostore-overview.json');
+    expect(files.length).toBeGreaterThanOrEqual(4);
+    const dashboards = files.map(read);
+    const uids = [read('ostore-overview.json'), ...dashboards].map((d) => d.uid);
+    expect(new Set(uids).size).toBe(uids.length);
+    const ids = (panels: any[]) => panels.map((p) => p.id).sort((a, b) => a - b);
+    expect(ids(dashboards.flatMap((d) => d.panels))).toEqual(ids(read('ostore-overview.json').panels));
+    for (const d of dashboards) {
+      const boxes = d.panels.map((p: any) => p.gridPos);
+      for (let i = 0; i < boxes.length; i++)
+        for (let j = i + 1; j < boxes.length; j++) {
+          const [a, b] = [boxes[i], boxes[j]];
+          const overlap = a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h;
+          expect([d.uid, d.panels[i].title, d.panels[j].title, overlap]).toEqual([
+            d.uid,
+            d.panels[i].title,
+            d.panels[j].title,
+            false,
+          ]);
+        }
+    }
+  });
 });

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Writes the generated Kubernetes objects of deploy/k8s/monitoring from their sources:
 //   prometheusrule.yaml        <- deploy/prometheus/alerts.yaml (the same groups)
+//   grafana/dashboards/ostore-{s3-gateway,lifecycle,usage,process-health}.json <- the overview's rows
 //   grafana-dashboards.yaml    <- deploy/grafana/dashboards/*.json (ConfigMaps for Grafana's sidecar)
 // Run after editing a source: `node deploy/tools/generate.mjs` (deploy specs fail while they differ).
 // With --check, writes nothing and exits 1 when a generated file is out of date.
@@ -30,6 +31,53 @@ function prometheusRule() {
   );
 }
 
+/**
+ * The focused dashboards, cut from the overview by its rows (the overview is the one source:
+ * edit it, rerun). Each keeps the overview's datasource and template variables.
+ */
+export const FOCUSED = [
+  { file: 'ostore-s3-gateway.json', title: 'OStore · S3 gateway', rows: ['S3 traffic', 'Blocks'] },
+  { file: 'ostore-lifecycle.json', title: 'OStore · lifecycle pipeline (per host and partition)', rows: ['Lifecycle'] },
+  { file: 'ostore-usage.json', title: 'OStore · usage', rows: ['Usage'] },
+  { file: 'ostore-process-health.json', title: 'OStore · process health', rows: ['Process', 'Readiness'] },
+];
+
+function focusedDashboards() {
+  const overview = JSON.parse(readFileSync(join(deploy, 'grafana/dashboards/ostore-overview.json'), 'utf8'));
+  const byRow = new Map();
+  let row;
+  for (const p of overview.panels) {
+    if (p.type === 'row') byRow.set((row = p.title), [p]);
+    else byRow.get(row).push(p);
+  }
+  const out = {};
+  for (const f of FOCUSED) {
+    const panels = [];
+    let y = 0;
+    for (const title of f.rows) {
+      const group = byRow.get(title);
+      if (!group) throw new Error(`the overview has no row ${title}`);
+      const top = group[0].gridPos.y;
+      for (const p of group) panels.push({ ...p, gridPos: { ...p.gridPos, y: p.gridPos.y - top + y } });
+      y += Math.max(...group.map((p) => p.gridPos.y - top + p.gridPos.h));
+    }
+    const used = JSON.stringify(panels);
+    const dashboard = {
+      ...overview,
+      uid: f.file.replace(/\.json$/, ''),
+      title: f.title,
+      description: `${f.title}: generated from ostore-overview.json by deploy/tools/generate.mjs`,
+      links: [{ type: 'dashboards', tags: ['ostore'], asDropdown: true, title: 'OStore' }],
+      panels,
+      templating: {
+        list: overview.templating.list.filter((v) => v.type === 'datasource' || used.includes(`$${v.name}`)),
+      },
+    };
+    out[`../../grafana/dashboards/${f.file}`] = `${JSON.stringify(dashboard, null, 2)}\n`;
+  }
+  return out;
+}
+
 function dashboards() {
   const dir = join(deploy, 'grafana/dashboards');
   const maps = readdirSync(dir)
@@ -54,7 +102,13 @@ function dashboards() {
   );
 }
 
-const outputs = { 'prometheusrule.yaml': prometheusRule(), 'grafana-dashboards.yaml': dashboards() };
+// the focused dashboards first: the ConfigMaps hold every dashboard file
+const focused = focusedDashboards();
+for (const [file, text] of Object.entries(focused)) {
+  const path = join(monitoring, file);
+  if (!process.argv.includes('--check')) writeFileSync(path, text);
+}
+const outputs = { ...focused, 'prometheusrule.yaml': prometheusRule(), 'grafana-dashboards.yaml': dashboards() };
 const check = process.argv.includes('--check');
 let stale = 0;
 for (const [file, text] of Object.entries(outputs)) {
@@ -67,7 +121,7 @@ for (const [file, text] of Object.entries(outputs)) {
   }
   if (current === text) continue;
   if (check) {
-    console.error(`deploy/k8s/monitoring/${file} is out of date: run node deploy/tools/generate.mjs`);
+    console.error(`${join('deploy/k8s/monitoring', file)} is out of date: run node deploy/tools/generate.mjs`);
     stale++;
   } else writeFileSync(path, text);
 }
