@@ -178,7 +178,11 @@ describe('dashboards and alerts against a real Prometheus scraping the apps', ()
   }, 300_000);
 
   afterAll(async () => {
-    prometheus?.kill('SIGTERM');
+    if (prometheus && prometheus.exitCode === null) {
+      const exited = new Promise((r) => prometheus!.once('exit', r));
+      prometheus.kill('SIGTERM');
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
+    }
     await stats?.stop();
     await sys?.stop();
     if (dir) rmSync(dir, { recursive: true, force: true });
