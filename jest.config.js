@@ -29,7 +29,7 @@ module.exports = {
     {
       ...common,
       displayName: 'integration',
-      testMatch: ['<rootDir>/{apps,libs,tools}/**/test/**/*.int-spec.ts'],
+      testMatch: ['<rootDir>/{apps,libs,tools,deploy}/**/test/**/*.int-spec.ts'],
       testPathIgnorePatterns: [...common.testPathIgnorePatterns, '\\.disruptive\\.'],
       testEnvironment: '<rootDir>/tools/testing/environment.js',
       globalSetup: '<rootDir>/tools/testing/global-setup.js',

@@ -1,6 +1,6 @@
 import { Admin, Kafka, logLevel, Producer } from 'kafkajs';
 import { QueueName, topicName } from '@ostore/queue/contracts';
-import { KafkaOptions } from './kafka.options';
+import { kafkaSecurity, KafkaOptions } from './kafka.options';
 
 /**
  * The app's Kafka client: an admin connection for topic management and health, and a lazily
@@ -20,6 +20,7 @@ export class KafkaClient {
       connectionTimeout: 3000,
       requestTimeout: 10000,
       retry: { retries: 3, initialRetryTime: 200 },
+      ...kafkaSecurity(options),
     });
   }
 

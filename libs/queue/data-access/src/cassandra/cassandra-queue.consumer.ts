@@ -185,6 +185,7 @@ class CassandraSubscription implements QueueSubscription {
           );
       }
       this.workers.delete(worker.part);
+      this.metrics.forgetLag(this.queue, [worker.part]);
     })();
     return worker.leaving;
   }

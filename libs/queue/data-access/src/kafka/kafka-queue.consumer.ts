@@ -136,7 +136,9 @@ class KafkaSubscription implements QueueSubscription {
     });
     this.consumer = consumer;
     consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
+      const before = this.assigned;
       this.assigned = [...(payload.memberAssignment[this.topic] ?? [])].sort((a, b) => a - b);
+      this.metrics.forgetLag(this.queue, before.filter((p) => !this.assigned.includes(p)));
       // A new generation starts from the committed offsets: forget in-memory progress.
       this.progress.clear();
       this.log.info('queue partitions assigned', {
@@ -203,6 +205,7 @@ class KafkaSubscription implements QueueSubscription {
         } finally {
           clearTimeout(drain);
           this.pauses.clear();
+          this.metrics.forgetLag(this.queue, this.assigned);
           this.assigned = [];
           this.running = false;
         }
