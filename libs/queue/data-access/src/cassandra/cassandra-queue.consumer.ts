@@ -1,6 +1,7 @@
 import { randomUUID } from 'crypto';
 import { QueueName, topicName } from '@ostore/queue/contracts';
-import { PartitionProgress, runBatch, sleep } from '../batch-runner';
+import { sleep } from '@ostore/shared/clock';
+import { PartitionProgress, runBatch } from '../batch-runner';
 import { PauseState } from '../pause-state';
 import {
   BatchHandler,
