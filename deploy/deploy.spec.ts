@@ -748,10 +748,7 @@ describe('declared dependencies', () => {
   /** Used, but not in a way the checks below can see. Every entry says how. */
   const USED_OTHERWISE: Record<string, string> = {
     '@nestjs/platform-express': 'loaded by @nestjs/core for NestFactory.create (checked above)',
-    rxjs: 'peer dependency of @nestjs/common and @nestjs/core',
     '@swc/jest': "jest.config.js's transform (a string in a config object)",
-    '@nestjs/microservices':
-      "the queue transport (issue 9, in progress) builds on it: drop this entry once it is imported",
     bloomfilter: 'the empty-directory cleanup (issue 11, in progress) uses it: drop this entry once it is imported',
   };
 
