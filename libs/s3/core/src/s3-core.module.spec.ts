@@ -40,8 +40,8 @@ describe(S3CoreModule.name, () => {
       expect(app.get(MULTIPART_SERVICE)).toBeInstanceOf(CassandraMultipartService);
       expect(app.get(USERS_SERVICE)).toBeInstanceOf(CassandraUsersService);
       expect(app.get(OBJECTS_SERVICE)).toBe(core.objects);
-      expect(core.store.settings.minPartSize).toBe(1);
-      expect(core.store.blocks).toBeInstanceOf(InMemoryBlockManager);
+      expect(core.store.limits.minPartSize).toBe(1);
+      expect(core.blocks).toBeInstanceOf(InMemoryBlockManager);
     } finally {
       await app.close();
     }

@@ -2,7 +2,7 @@ import { debugTiming, LifecycleConfiguration, parseLifecycleXml } from '@ostore/
 import type { BucketRow, UploadRow } from '@ostore/metastore/data-access';
 import { FakeClock } from '@ostore/shared/clock/testing';
 import { encodeId, makeVid, uuidString } from '../version-ids';
-import { InMemoryLifecycleStore } from './in-memory-lifecycle.store';
+import { InMemoryLifecycleStore } from '../testing/in-memory-lifecycle.store';
 import { LifecycleApplier, parseTargetId, s3ActionOf } from './lifecycle-applier';
 import { versionIdOfRow } from './version-group';
 
