@@ -257,6 +257,22 @@ export interface ObjectsService {
   setAcl(bucket: BucketRef, key: string, acl: CannedAcl, versionId?: string): Promise<void>;
 }
 
+/** What CompleteMultipartUpload is asked. */
+export interface CompleteUploadInput {
+  bucket: BucketRef;
+  key: string;
+  uploadId: string;
+  parts: { partNumber: number; etag: string }[];
+  ifNoneMatch?: string;
+  ifMatch?: string;
+  /**
+   * x-amz-checksum-* of the whole object as the client computed it (composite: of the parts'
+   * checksums, `-N` optional); BadDigest when it differs. Pass only composite ones: a FULL_OBJECT
+   * checksum cannot be checked (parts are stored with their own checksums only).
+   */
+  expectedChecksums?: Partial<Record<ChecksumAlgorithm, string>>;
+}
+
 export interface MultipartService {
   create(input: { bucket: BucketRef; key: string; owner: Owner; meta: ObjectMeta; checksumAlgorithm?: ChecksumAlgorithm }): Promise<Upload>;
   uploadPart(input: {
@@ -270,16 +286,7 @@ export interface MultipartService {
   }): Promise<Part>; // NoSuchUpload
   uploadPartCopy(input: { bucket: BucketRef; key: string; uploadId: string; partNumber: number; source: CopySource; range?: ByteRange }): Promise<Part>;
   /** CompleteMultipartUpload; `ifNoneMatch` ('*') / `ifMatch` make it conditional like PutObject (PreconditionFailed). */
-  complete(input: {
-    bucket: BucketRef;
-    key: string;
-    uploadId: string;
-    parts: { partNumber: number; etag: string }[];
-    ifNoneMatch?: string;
-    ifMatch?: string;
-    /** The object's composite x-amz-checksum-* as the client computed it: BadDigest when it differs. */
-    expectedChecksums?: Partial<Record<ChecksumAlgorithm, string>>;
-  }): Promise<PutObjectResult & { location?: string }>;
+  complete(input: CompleteUploadInput): Promise<PutObjectResult & { location?: string }>;
   abort(bucket: BucketRef, key: string, uploadId: string): Promise<void>;
   listParts(input: { bucket: BucketRef; key: string; uploadId: string; partNumberMarker?: number; maxParts: number }): Promise<{ upload: Upload; parts: Part[]; isTruncated: boolean; nextPartNumberMarker?: number }>;
   listUploads(input: { bucket: BucketRef; prefix?: string; delimiter?: string; keyMarker?: string; uploadIdMarker?: string; maxUploads: number }): Promise<{

@@ -1,5 +1,5 @@
 import { BlockEntry, forEachLimited, Metastore, PartRow, UploadRow } from '@ostore/metastore/data-access';
-import type { ChecksumAlgorithm, ObjectMeta, PutObjectResult } from './api';
+import type { ChecksumAlgorithm, CompleteUploadInput, ObjectMeta, PutObjectResult } from './api';
 import { compositeChecksum, multipartEtag, normalizeEtag } from './checksums';
 import { noSuchUpload, s3err } from './errors';
 import { encodeId, uuidBytes, vtsOfVid } from './version-ids';
@@ -23,16 +23,6 @@ const STALE_COMPLETION_MS = 15 * 60 * 1000;
 /** How long a completed upload answers retried completions. */
 const COMPLETED_TTL_SECONDS = 86400;
 
-/** What CompleteMultipartUpload is asked (see MultipartService.complete). */
-export interface CompletionRequest {
-  key: string;
-  uploadId: string;
-  parts: { partNumber: number; etag: string }[];
-  ifNoneMatch?: string;
-  ifMatch?: string;
-  expectedChecksums?: Partial<Record<ChecksumAlgorithm, string>>;
-}
-
 /**
  * The completion protocol of multipart uploads, crash-safe and idempotent:
  *   1. validate, then claim the upload with an LWT storing the vid and the plan (which part rows);
@@ -52,7 +42,7 @@ export class MultipartCompletion {
   ) {}
 
   /** Steps 1-3 for an upload row read by the caller (possibly claimed or completed already). */
-  async complete(bucket: BucketKey, upload: UploadRow, input: CompletionRequest): Promise<PutObjectResult> {
+  async complete(bucket: BucketKey, upload: UploadRow, input: CompleteUploadInput): Promise<PutObjectResult> {
     // Conditional completion (If-None-Match: * / If-Match), as for PutObject: the key is claimed
     // until the object is visible. A completion already under way (a retry) just finishes.
     let claim: { token: string } | undefined;

@@ -8,6 +8,7 @@ import type {
   BucketRef,
   ByteRange,
   ChecksumAlgorithm,
+  CompleteUploadInput,
   CopySource,
   MultipartService,
   ObjectMeta,
@@ -23,7 +24,7 @@ import { noSuchKey, noSuchUpload, noSuchVersion, s3err } from './errors';
 import { folderRowsOf, splitKey, validateKey } from './keys';
 import { uploadsSource } from './listing/sources';
 import { takePage, TreeWalker } from './listing/tree-walker';
-import { CompletionRequest, MultipartCompletion, partRef } from './multipart-completion';
+import { MultipartCompletion, partRef } from './multipart-completion';
 import { listPageSize } from './object-listings';
 import { planPartCopy } from './part-copy';
 import { validateObjectTags } from './objects.service';
@@ -289,17 +290,7 @@ export class CassandraMultipartService implements MultipartService {
     return this.savePart(bucket, upload, input.partNumber, blocks, { size, etag, checksums }, written);
   }
 
-  async complete(
-    input: CompletionRequest & {
-      bucket: BucketRef;
-      /**
-       * x-amz-checksum-* of the whole object as the client computed it (composite: of the parts'
-       * checksums, `-N` optional); BadDigest when it differs. Pass only composite ones: a FULL_OBJECT
-       * checksum cannot be checked (parts are stored with their own checksums only).
-       */
-      expectedChecksums?: Partial<Record<ChecksumAlgorithm, string>>;
-    },
-  ): Promise<PutObjectResult & { location?: string }> {
+  async complete(input: CompleteUploadInput): Promise<PutObjectResult & { location?: string }> {
     const bucket = await this.target(input.bucket, input.key);
     if (input.ifNoneMatch !== undefined && input.ifNoneMatch.trim() !== '*')
       throw s3err('NotImplemented', 'If-None-Match on CompleteMultipartUpload only supports *');
