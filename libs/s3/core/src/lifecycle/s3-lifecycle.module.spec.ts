@@ -1,25 +1,11 @@
 import { Global, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { CassandraClient } from '@ostore/shared/cassandra';
-import { Clock } from '@ostore/shared/clock';
-import { FakeClock } from '@ostore/shared/clock/testing';
-import { JsonLogger } from '@ostore/shared/observability';
 import { BLOCK_MANAGER, BlockStores } from '@ostore/storage/blocks';
 import { InMemoryBlockManager, InMemoryBlockStore } from '@ostore/storage/blocks/testing';
 import { S3CoreModule } from '../s3-core.module';
 import { LifecycleApplier } from './lifecycle-applier';
 import { S3LifecycleModule } from './s3-lifecycle.module';
-
-@Global()
-@Module({
-  providers: [
-    { provide: CassandraClient, useValue: {} },
-    { provide: Clock, useValue: new FakeClock() },
-    { provide: JsonLogger, useValue: new JsonLogger('test', 'silent') },
-  ],
-  exports: [CassandraClient, Clock, JsonLogger],
-})
-class AppInfra {}
+import { UnconnectedAppInfra } from '../testing/nest-infra';
 
 @Global()
 @Module({
@@ -34,7 +20,7 @@ class Blocks {}
 describe(S3LifecycleModule.name, () => {
   it("provides the LifecycleApplier over the app's core, transitions going to the colder block tier", async () => {
     const core = S3CoreModule.forRoot({ imports: [Blocks] });
-    @Module({ imports: [AppInfra, core, S3LifecycleModule.forRoot({ imports: [core], settings: { maxVersions: 7 } })] })
+    @Module({ imports: [UnconnectedAppInfra, core, S3LifecycleModule.forRoot({ imports: [core], settings: { maxVersions: 7 } })] })
     class Root {}
     const app = await NestFactory.createApplicationContext(Root, { logger: false });
     try {

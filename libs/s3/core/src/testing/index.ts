@@ -8,3 +8,4 @@ export * from './core-fixture';
 export * from './tree-model';
 export { InMemoryLifecycleStore } from './in-memory-lifecycle.store';
 export type { NewVersion } from './in-memory-lifecycle.store';
+export { UnconnectedAppInfra } from './nest-infra';
