@@ -26,3 +26,14 @@ describe('AppModule.register: usage deltas', () => {
     expect(off.recorder.useValue).toBeInstanceOf(NoopUsageRecorder);
   });
 });
+
+describe('AppModule.register: lifecycle', () => {
+  it('builds no LifecycleApplier: the gateway serves S3 only, the scheduler applies rules', () => {
+    const root = AppModule.register(loadGatewayConfig({}), { logger: new JsonLogger('test', 'silent'), metrics: new MetricsRegistry('test', false) });
+    const modules = (list: unknown[] | undefined): DynamicModule[] =>
+      (list ?? []).flatMap((m) => ((m as DynamicModule).module ? [m as DynamicModule, ...modules((m as DynamicModule).imports)] : []));
+    const providers = modules(root.imports).flatMap((m) => m.providers ?? []);
+    expect(providers.map((p) => (p as { provide?: { name?: string } }).provide?.name)).not.toContain('LifecycleApplier');
+    expect(providers.length).toBeGreaterThan(5);
+  });
+});

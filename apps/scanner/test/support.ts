@@ -17,11 +17,11 @@ import {
   TokenSpan,
 } from '@ostore/lifecycle/scan';
 import { Metastore } from '@ostore/metastore/data-access';
-import { MigrationRunner, migrations, parseReplication } from '@ostore/metastore/schema';
+import { migrateKeyspace } from '@ostore/metastore/schema/testing';
 import { topicName, QueueName } from '@ostore/queue/contracts';
 import { KafkaClient, KafkaQueueProducer } from '@ostore/queue/data-access';
 import { createS3Core, Owner, S3Core } from '@ostore/s3/core';
-import { CassandraClient, CassandraOptions, createDriverClient } from '@ostore/shared/cassandra';
+import { CassandraClient, CassandraOptions } from '@ostore/shared/cassandra';
 import { lifecycleTiming } from '@ostore/lifecycle/rules';
 import { FakeClock } from '@ostore/shared/clock/testing';
 import { JsonLogger, MetricsRegistry } from '@ostore/shared/observability';
@@ -32,15 +32,7 @@ export const DAY = 86_400_000;
 export const silentLog = { info: () => undefined, warn: () => undefined };
 
 /** Creates the keyspace with every migration. */
-export async function migrate(options: CassandraOptions, replication = 'SimpleStrategy:1'): Promise<void> {
-  const admin = createDriverClient(options, false);
-  await admin.connect();
-  try {
-    await new MigrationRunner(admin).migrate(migrations, { keyspace: options.keyspace, replication: parseReplication(replication) });
-  } finally {
-    await admin.shutdown();
-  }
-}
+export const migrate = migrateKeyspace;
 
 /** The S3 core over a keyspace with in-memory blocks and a fake clock (the objects' times). */
 export async function s3(options: CassandraOptions, clock: FakeClock): Promise<{ core: S3Core; db: CassandraClient }> {

@@ -13,7 +13,8 @@ import {
 } from '@ostore/queue/data-access';
 import { JsonLogger, MetricsRegistry, ObservabilityModule } from '@ostore/shared/observability';
 import { BlockStorageModule } from '@ostore/storage/blocks';
-import { LifecycleApplier, S3CoreModule } from '@ostore/s3/core';
+import { S3CoreModule } from '@ostore/s3/core';
+import { LifecycleApplier, S3LifecycleModule } from '@ostore/s3/core/lifecycle';
 import { SchedulerConfig } from './config/scheduler.config';
 import { AbortUploadCandidate } from './lifecycle/abort-upload-candidate/abort-upload-candidate.usecase';
 import { ApplyVersionCandidate } from './lifecycle/apply-version-candidate/apply-version-candidate.usecase';
@@ -56,7 +57,10 @@ export class AppModule {
     const core = S3CoreModule.forRoot({
       imports: usage ? [blocks, usage] : [blocks],
       usageRecorder: usage ? UsageDeltaPublisher : undefined,
-      lifecycle: {
+    });
+    const lifecycle = S3LifecycleModule.forRoot({
+      imports: [core, blocks],
+      settings: {
         timing: lifecycleTiming(config.scheduler.debugDaySeconds),
         maxVersions: config.scheduler.maxVersions,
         claimTtlSeconds: config.scheduler.claimTtlSeconds,
@@ -110,6 +114,7 @@ export class AppModule {
         ...(config.queue.backend === 'kafka' || config.usage.mode === 'kafka' ? [KafkaModule.forRoot(config.kafka)] : []),
         QueueModule.forRoot(queueOptions(config)),
         core,
+        lifecycle,
       ],
       controllers: [LifecycleCandidatesController],
       providers,

@@ -1,5 +1,6 @@
 import { debugTiming } from '@ostore/lifecycle/rules';
-import { CassandraLifecycleStore, LifecycleApplier, S3Core } from '@ostore/s3/core';
+import { S3Core } from '@ostore/s3/core';
+import { CassandraLifecycleStore, LifecycleApplier } from '@ostore/s3/core/lifecycle';
 import {
   abortAfter,
   alice,
@@ -67,7 +68,7 @@ describe('LifecycleApplier on the real metastore', () => {
     it('Expiration in an unversioned bucket: the object is gone, its blocks released, usage reported', async () => {
       const b = await bucketWith(s.core, name('plain'), 'Unversioned', expireDays(1));
       await put(s.core, b.name, 'k', pattern(100_000));
-      const blocks = await s.core.store.ms.versions.readBlocks((await s.core.objects.head(b.name, 'k')).manifestId!);
+      const blocks = await s.core.metastore.versions.readBlocks((await s.core.objects.head(b.name, 'k')).manifestId!);
       s.clock.advance(DAY_MS);
       s.usage.length = 0;
 
@@ -99,7 +100,7 @@ describe('LifecycleApplier on the real metastore', () => {
       const v1 = await put(s.core, b.name, 'k', pattern(70_000, 1));
       const v2 = await put(s.core, b.name, 'k', 'two');
       const v3 = await put(s.core, b.name, 'k', 'three');
-      const v1Blocks = await s.core.store.ms.versions.readBlocks((await s.core.objects.head(b.name, 'k', v1.versionId)).manifestId!);
+      const v1Blocks = await s.core.metastore.versions.readBlocks((await s.core.objects.head(b.name, 'k', v1.versionId)).manifestId!);
       s.clock.advance(5 * DAY_MS);
 
       // the current version under a noncurrent rule, and the one kept by NewerNoncurrentVersions
@@ -139,7 +140,7 @@ describe('LifecycleApplier on the real metastore', () => {
       const b = await bucketWith(s.core, name('cold'), 'Enabled', toGlacier(1));
       const data = pattern(200_000, 7);
       const v = await put(s.core, b.name, 'big.bin', data);
-      const before = await s.core.store.ms.versions.readBlocks((await s.core.objects.head(b.name, 'big.bin')).manifestId!);
+      const before = await s.core.metastore.versions.readBlocks((await s.core.objects.head(b.name, 'big.bin')).manifestId!);
       s.clock.advance(DAY_MS);
 
       expect(await sut.applyVersion(target(b, 'big.bin', v.versionId))).toMatchObject({
@@ -156,7 +157,7 @@ describe('LifecycleApplier on the real metastore', () => {
       expect((await drain(await s.core.objects.openBody(head, { start: 70_000, endInclusive: 140_000 }))).equals(data.subarray(70_000, 140_001))).toBe(
         true,
       );
-      const after = await s.core.store.ms.versions.readBlocks(head.manifestId!);
+      const after = await s.core.metastore.versions.readBlocks(head.manifestId!);
       expect(after.every((x) => x.tier === 'cold')).toBe(true);
       for (const blk of after) expect(await refsOf(s.client, blk.blockId)).toEqual([`v:${head.manifestId}`]);
       for (const blk of before) expect(await refsOf(s.client, blk.blockId)).toEqual([]);
@@ -198,8 +199,8 @@ describe('LifecycleApplier on the real metastore', () => {
       const b = await bucketWith(s.core, name('abort'), 'Enabled', abortAfter(2));
       const up = await s.core.multipart.create({ bucket: b.name, key: 'dir/big', owner: alice, meta: { userMeta: {} } });
       await s.core.multipart.uploadPart({ bucket: b.name, key: 'dir/big', uploadId: up.uploadId, partNumber: 1, body: body(pattern(80_000)) });
-      const partBlocks = (await s.core.store.ms.uploads.partRows(
-        (await s.core.store.ms.uploads.page(b.bucketId, 'dir/', {}, 1))[0].uploadId,
+      const partBlocks = (await s.core.metastore.uploads.partRows(
+        (await s.core.metastore.uploads.page(b.bucketId, 'dir/', {}, 1))[0].uploadId,
         1,
       ))[0].blocks;
       const t = { bucketId: b.bucketId, bucket: b.name, key: 'dir/big', uploadId: up.uploadId };
@@ -286,9 +287,9 @@ describe('LifecycleApplier on the real metastore', () => {
       const pendingPut = async (core: S3Core, bucket: string, key: string, data: string) => {
         const ids = core.store.newVid('object');
         return async () => {
-          const stored = await core.store.blocks.writeStream(body(data));
+          const stored = await core.blocks.writeStream(body(data));
           await core.store.commit({
-            bucket: (await core.store.ms.buckets.get(bucket))!,
+            bucket: (await core.metastore.buckets.get(bucket))!,
             key,
             kind: 'object',
             isNull: false,
@@ -301,7 +302,7 @@ describe('LifecycleApplier on the real metastore', () => {
         };
       };
       const applierLanding = (at: 'claim' | 'commitMarker', land: () => Promise<void>) => {
-        const store = new CassandraLifecycleStore(s.core.store, s.core.multipart);
+        const store = new CassandraLifecycleStore(s.core);
         const original = store[at].bind(store) as (...a: unknown[]) => Promise<unknown>;
         (store as unknown as Record<string, unknown>)[at] = async (...args: unknown[]) => {
           if (at === 'claim') await land();

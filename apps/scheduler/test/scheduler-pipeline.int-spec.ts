@@ -10,7 +10,7 @@ import {
   QueueMetrics,
   QueueProducer,
 } from '@ostore/queue/data-access';
-import { LifecycleApplier } from '@ostore/s3/core';
+import { LifecycleApplier } from '@ostore/s3/core/lifecycle';
 import { JsonLogger, MetricsRegistry } from '@ostore/shared/observability';
 import { freshCluster, stackEnv, waitFor } from '@ostore/testing';
 import { AbortUploadCandidate } from '../src/lifecycle/abort-upload-candidate/abort-upload-candidate.usecase';

@@ -37,4 +37,20 @@ describe(toS3Error.name, () => {
     ).toBe(416);
     expect(toS3Error(new Error('boom')).code).toBe('InternalError');
   });
+
+  it('sends what a domain error says about a delete marker as S3 headers, the rest in the body', () => {
+    const lastModified = new Date('2026-01-02T03:04:05Z');
+    const marker = { versionId: 'v1', lastModified };
+    const noKey = toS3Error(new S3DomainError('NoSuchKey', 'gone', { Key: 'k' }, marker));
+    expect(noKey.headers).toEqual({ 'x-amz-delete-marker': 'true', 'x-amz-version-id': 'v1' });
+    expect(noKey.extra).toEqual({ Key: 'k' });
+    const refused = toS3Error(new S3DomainError('MethodNotAllowed', 'no', { Method: 'GET', ResourceType: 'DeleteMarker' }, marker));
+    expect(refused.headers).toEqual({
+      'x-amz-delete-marker': 'true',
+      'x-amz-version-id': 'v1',
+      'last-modified': lastModified.toUTCString(),
+      allow: 'DELETE',
+    });
+    expect(refused.extra).toEqual({ Method: 'GET', ResourceType: 'DeleteMarker' });
+  });
 });

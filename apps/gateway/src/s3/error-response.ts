@@ -1,18 +1,29 @@
 import { S3Error } from '@ostore/s3/protocol';
 import { renderErrorXml } from '@ostore/s3/protocol';
-import { S3DomainError } from '@ostore/s3/core';
+import { DeleteMarkerFacts, S3DomainError } from '@ostore/s3/core';
 
-/** The single place where errors become S3 error codes: S3Errors as they are, domain errors by code, the rest InternalError. */
+/**
+ * What S3 sends as headers about the delete marker an error is about: `x-amz-delete-marker` and
+ * its version id, and for a method refused on a marker also its Last-Modified and `Allow: DELETE`.
+ */
+function deleteMarkerHeaders(code: string, marker: DeleteMarkerFacts): Record<string, string> {
+  const headers: Record<string, string> = { 'x-amz-delete-marker': 'true', 'x-amz-version-id': marker.versionId };
+  if (code === 'MethodNotAllowed') {
+    headers['last-modified'] = marker.lastModified.toUTCString();
+    headers['allow'] = 'DELETE';
+  }
+  return headers;
+}
+
+/**
+ * The single place where errors become S3 errors (status, headers, body): S3Errors as they are,
+ * domain errors by code (their delete marker as headers), the rest InternalError.
+ */
 export function toS3Error(err: unknown): S3Error {
   if (err instanceof S3Error) return err;
   if (err instanceof S3DomainError) {
-    const headers: Record<string, string> = {};
-    const extra: Record<string, string> = {};
-    for (const [k, v] of Object.entries(err.extra)) {
-      if (/^(x-amz-|allow$|last-modified$)/i.test(k)) headers[k] = v;
-      else extra[k] = v;
-    }
-    return S3Error.fromCode(err.code, err.message, { headers, extra });
+    const headers = err.deleteMarker ? deleteMarkerHeaders(err.code, err.deleteMarker) : {};
+    return S3Error.fromCode(err.code, err.message, { headers, extra: err.extra });
   }
   return new S3Error('InternalError', 'We encountered an internal error. Please try again.', { cause: err });
 }

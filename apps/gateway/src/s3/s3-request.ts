@@ -56,6 +56,15 @@ export class S3Request {
     return this.key === undefined ? `/${this.bucket}` : `/${this.bucket}/${this.key}`;
   }
 
+  /**
+   * The addressed bucket as the access check resolved and authorized it: read once per request
+   * and handed on to the S3 core, which does not read it again.
+   */
+  get target(): Bucket {
+    if (!this.bucketInfo) throw new Error(`${this.operation}: the bucket was not resolved by the access check`);
+    return this.bucketInfo;
+  }
+
   get owner(): Owner | undefined {
     return this.principal.kind === 'user' ? this.principal.owner : undefined;
   }

@@ -10,11 +10,23 @@ export type ChecksumAlgorithm = 'CRC32' | 'CRC32C' | 'CRC64NVME' | 'SHA1' | 'SHA
 export type Versioning = 'Unversioned' | 'Enabled' | 'Suspended';
 export type CannedAcl = 'private' | 'public-read' | 'public-read-write' | 'authenticated-read';
 
+/** The delete marker an error is about (GET/HEAD of a key or version that is a delete marker). */
+export interface DeleteMarkerFacts {
+  versionId: string;
+  lastModified: Date;
+}
+
+/**
+ * An S3 error of the core: the S3 error code, a message, `extra` fields for the error body
+ * (Key, BucketName, ...) and, when the error is about a delete marker, that marker. No HTTP here:
+ * the gateway decides what becomes a status, a header or a body element.
+ */
 export class S3DomainError extends Error {
   constructor(
     readonly code: string,
     message: string,
     readonly extra: Record<string, string> = {},
+    readonly deleteMarker?: DeleteMarkerFacts,
   ) {
     super(message);
     this.name = 'S3DomainError';
@@ -35,6 +47,16 @@ export interface Bucket {
   versioning: Versioning;
   acl: CannedAcl;
 }
+
+/**
+ * The bucket an object operation addresses: its name (the service reads the bucket row), or the
+ * Bucket the caller already resolved and authorized for this request, handed on and not read
+ * again (as CloudServer's standardMetadataValidateBucketAndObj hands its bucket on).
+ */
+export type BucketRef = string | Bucket;
+
+/** The name of the bucket a BucketRef addresses. */
+export const bucketNameOf = (ref: BucketRef): string => (typeof ref === 'string' ? ref : ref.name);
 
 /** Headers stored with a version and returned on GET/HEAD. */
 export interface ObjectMeta {
@@ -83,7 +105,7 @@ export interface ObjectVersion {
 export type BodyVerifier = (computed: { md5: Buffer; size: number; checksums: Partial<Record<ChecksumAlgorithm, string>> }) => void | Promise<void>;
 
 export interface PutObjectInput {
-  bucket: string;
+  bucket: BucketRef;
   key: string;
   owner: Owner;
   body: Readable;
@@ -109,7 +131,7 @@ export interface ByteRange {
 }
 
 export interface ListObjectsInput {
-  bucket: string;
+  bucket: BucketRef;
   prefix?: string;
   delimiter?: string;
   /** Exclusive lower bound on keys (v1 marker, v2 start-after or the decoded continuation token). */
@@ -126,7 +148,7 @@ export interface ListObjectsResult {
 }
 
 export interface ListVersionsInput {
-  bucket: string;
+  bucket: BucketRef;
   prefix?: string;
   delimiter?: string;
   keyMarker?: string;
@@ -205,8 +227,8 @@ export interface BucketsService {
 
 export interface ObjectsService {
   put(input: PutObjectInput): Promise<PutObjectResult>;
-  /** The version a GET/HEAD would serve (NoSuchKey; MethodNotAllowed-style DeleteMarker errors carry extra headers). */
-  head(bucket: string, key: string, versionId?: string): Promise<ObjectVersion>;
+  /** The version a GET/HEAD would serve (NoSuchKey; errors about a delete marker carry it in `deleteMarker`). */
+  head(bucket: BucketRef, key: string, versionId?: string): Promise<ObjectVersion>;
   /**
    * The byte range of part `partNumber` of a version (a non-multipart object is part 1), for the
    * Content-Range of a `?partNumber=` GET; InvalidPartNumber when there is no such part.
@@ -216,11 +238,11 @@ export interface ObjectsService {
   partSizes(version: ObjectVersion): Promise<{ partNumber: number; size: number }[]>;
   /** Body bytes of a version (whole, a byte range, or one part of a multipart object). */
   openBody(version: ObjectVersion, range?: ByteRange, partNumber?: number): Promise<Readable>;
-  delete(bucket: string, key: string, owner: Owner, versionId?: string): Promise<DeleteResult>;
+  delete(bucket: BucketRef, key: string, owner: Owner, versionId?: string): Promise<DeleteResult>;
   /** Shares the source's blocks by reference; metadata COPY or REPLACE. */
   copy(input: {
     source: CopySource;
-    bucket: string;
+    bucket: BucketRef;
     key: string;
     owner: Owner;
     metadataDirective: 'COPY' | 'REPLACE';
@@ -229,16 +251,32 @@ export interface ObjectsService {
   }): Promise<PutObjectResult & { lastModified: Date; sourceVersionId: string }>;
   list(input: ListObjectsInput): Promise<ListObjectsResult>;
   listVersions(input: ListVersionsInput): Promise<ListVersionsResult>;
-  getTags(bucket: string, key: string, versionId?: string): Promise<{ versionId: string; tags: Record<string, string> }>;
-  setTags(bucket: string, key: string, tags: Record<string, string>, versionId?: string): Promise<{ versionId: string }>;
-  deleteTags(bucket: string, key: string, versionId?: string): Promise<{ versionId: string }>;
-  setAcl(bucket: string, key: string, acl: CannedAcl, versionId?: string): Promise<void>;
+  getTags(bucket: BucketRef, key: string, versionId?: string): Promise<{ versionId: string; tags: Record<string, string> }>;
+  setTags(bucket: BucketRef, key: string, tags: Record<string, string>, versionId?: string): Promise<{ versionId: string }>;
+  deleteTags(bucket: BucketRef, key: string, versionId?: string): Promise<{ versionId: string }>;
+  setAcl(bucket: BucketRef, key: string, acl: CannedAcl, versionId?: string): Promise<void>;
+}
+
+/** What CompleteMultipartUpload is asked. */
+export interface CompleteUploadInput {
+  bucket: BucketRef;
+  key: string;
+  uploadId: string;
+  parts: { partNumber: number; etag: string }[];
+  ifNoneMatch?: string;
+  ifMatch?: string;
+  /**
+   * x-amz-checksum-* of the whole object as the client computed it (composite: of the parts'
+   * checksums, `-N` optional); BadDigest when it differs. Pass only composite ones: a FULL_OBJECT
+   * checksum cannot be checked (parts are stored with their own checksums only).
+   */
+  expectedChecksums?: Partial<Record<ChecksumAlgorithm, string>>;
 }
 
 export interface MultipartService {
-  create(input: { bucket: string; key: string; owner: Owner; meta: ObjectMeta; checksumAlgorithm?: ChecksumAlgorithm }): Promise<Upload>;
+  create(input: { bucket: BucketRef; key: string; owner: Owner; meta: ObjectMeta; checksumAlgorithm?: ChecksumAlgorithm }): Promise<Upload>;
   uploadPart(input: {
-    bucket: string;
+    bucket: BucketRef;
     key: string;
     uploadId: string;
     partNumber: number;
@@ -246,21 +284,12 @@ export interface MultipartService {
     checksumAlgorithms?: ChecksumAlgorithm[];
     verify?: BodyVerifier;
   }): Promise<Part>; // NoSuchUpload
-  uploadPartCopy(input: { bucket: string; key: string; uploadId: string; partNumber: number; source: CopySource; range?: ByteRange }): Promise<Part>;
+  uploadPartCopy(input: { bucket: BucketRef; key: string; uploadId: string; partNumber: number; source: CopySource; range?: ByteRange }): Promise<Part>;
   /** CompleteMultipartUpload; `ifNoneMatch` ('*') / `ifMatch` make it conditional like PutObject (PreconditionFailed). */
-  complete(input: {
-    bucket: string;
-    key: string;
-    uploadId: string;
-    parts: { partNumber: number; etag: string }[];
-    ifNoneMatch?: string;
-    ifMatch?: string;
-    /** The object's composite x-amz-checksum-* as the client computed it: BadDigest when it differs. */
-    expectedChecksums?: Partial<Record<ChecksumAlgorithm, string>>;
-  }): Promise<PutObjectResult & { location?: string }>;
-  abort(bucket: string, key: string, uploadId: string): Promise<void>;
-  listParts(input: { bucket: string; key: string; uploadId: string; partNumberMarker?: number; maxParts: number }): Promise<{ upload: Upload; parts: Part[]; isTruncated: boolean; nextPartNumberMarker?: number }>;
-  listUploads(input: { bucket: string; prefix?: string; delimiter?: string; keyMarker?: string; uploadIdMarker?: string; maxUploads: number }): Promise<{
+  complete(input: CompleteUploadInput): Promise<PutObjectResult & { location?: string }>;
+  abort(bucket: BucketRef, key: string, uploadId: string): Promise<void>;
+  listParts(input: { bucket: BucketRef; key: string; uploadId: string; partNumberMarker?: number; maxParts: number }): Promise<{ upload: Upload; parts: Part[]; isTruncated: boolean; nextPartNumberMarker?: number }>;
+  listUploads(input: { bucket: BucketRef; prefix?: string; delimiter?: string; keyMarker?: string; uploadIdMarker?: string; maxUploads: number }): Promise<{
     uploads: Upload[];
     commonPrefixes: string[];
     isTruncated: boolean;

@@ -2,10 +2,12 @@ import { randomUUID } from 'crypto';
 import type { Clock } from '@ostore/shared/clock';
 import type { BucketRow, Metastore } from '@ostore/metastore/data-access';
 import type { Bucket, BucketsService, CannedAcl, Owner, Versioning } from './api';
+import type { BucketResolver } from './bucket-resolver';
 import { noSuchBucket, s3err } from './errors';
 import { versionsSource } from './listing/sources';
 import { TreeWalker } from './listing/tree-walker';
 import { versionKeyFilter } from './listing/version-filter';
+import type { BucketKey } from './version-data';
 
 const BUCKET_NAME_RE = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
 
@@ -21,74 +23,35 @@ export function bucketOf(row: BucketRow): Bucket {
   };
 }
 
-/** Most bucket rows kept by one process (the oldest entry goes first). */
-const BUCKET_CACHE_LIMIT = 10_000;
+/** What DeleteBucket needs of the multipart service: abort a bucket's uploads in progress. */
+export interface UploadsAborter {
+  /** Aborts every upload in progress in the bucket; returns how many. */
+  abortAll(bucket: BucketKey): Promise<number>;
+}
 
 /**
- * S3 bucket operations over the `buckets` table (see BucketsRepository for the LWT discipline).
- *
- * Bucket rows are cached per process for `bucketCacheTtlMs` (monotonic time, default 2 s), so a
- * PUT or GET does not read the bucket row (it was read twice per request before: access check and
- * service). Staleness window: a change made through this process (versioning, ACL, tags,
- * lifecycle, deletion) drops the entry at once; a change made by another gateway is seen here
- * within the TTL — until then this gateway may still, for example, write a null version into a
- * bucket whose versioning another gateway just enabled, or write into a bucket deleted there
- * (data under a dropped bucket id is unreachable garbage, as for a PUT racing DeleteBucket). A
- * missing bucket is never cached. Settings changes and DeleteBucket read the row afresh, and are
- * conditional on the bucket id anyway.
+ * S3 bucket operations over the `buckets` table (see BucketsRepository for the LWT discipline);
+ * bucket rows are read through the BucketResolver (and its per-process cache).
  */
 export class CassandraBucketsService implements BucketsService {
-  private readonly cache = new Map<string, { row: BucketRow; until: number }>();
-  private readonly loading = new Map<string, Promise<BucketRow | undefined>>();
-
-  private abortUploads?: (bucket: BucketRow) => Promise<unknown>;
-
   constructor(
     private readonly ms: Metastore,
     private readonly clock: Clock,
-    private readonly cacheTtlMs = 0,
+    private readonly resolver: BucketResolver,
+    private readonly uploads: UploadsAborter,
   ) {}
 
-  /** The bucket row, or NoSuchBucket; possibly cached (see the class comment for the window). */
-  async resolve(name: string): Promise<BucketRow> {
-    const hit = this.cache.get(name);
-    if (hit && hit.until > performance.now()) return hit.row;
-    let load = this.loading.get(name);
-    if (!load) {
-      // concurrent misses of one name share one read
-      load = this.load(name).finally(() => this.loading.delete(name));
-      this.loading.set(name, load);
-    }
-    const row = await load;
-    if (!row) throw noSuchBucket(name);
-    return row;
+  /** The bucket row, or NoSuchBucket; possibly cached (see BucketResolver for the window). */
+  resolve(name: string): Promise<BucketRow> {
+    return this.resolver.resolve(name);
   }
 
-  /** The bucket row read now (never from the cache), or NoSuchBucket; refreshes the cache. */
-  private async fresh(name: string): Promise<BucketRow> {
-    const row = await this.load(name);
-    if (!row) throw noSuchBucket(name);
-    return row;
+  private fresh(name: string): Promise<BucketRow> {
+    return this.resolver.fresh(name);
   }
 
-  private async load(name: string): Promise<BucketRow | undefined> {
-    const started = performance.now();
-    const row = await this.ms.buckets.get(name);
-    if (!row) this.cache.delete(name);
-    else if (this.cacheTtlMs > 0) {
-      if (this.cache.size >= BUCKET_CACHE_LIMIT && !this.cache.has(name)) {
-        const oldest = this.cache.keys().next().value;
-        if (oldest !== undefined) this.cache.delete(oldest);
-      }
-      // counted from before the read: the entry never outlives the TTL measured from the read
-      this.cache.set(name, { row, until: started + this.cacheTtlMs });
-    }
-    return row;
-  }
-
-  /** Drops the cached row of a bucket (after this process changed or deleted it). */
-  invalidate(name: string): void {
-    this.cache.delete(name);
+  private invalidate(name: string): void {
+    this.resolver.invalidate(name);
   }
 
   async create(input: { name: string; owner: Owner; location: string; acl: CannedAcl }): Promise<Bucket> {
@@ -149,18 +112,13 @@ export class CassandraBucketsService implements BucketsService {
     if (anyVersion) throw s3err('BucketNotEmpty', 'The bucket you tried to delete is not empty', { BucketName: name });
     // As S3 does, multipart uploads in progress do not keep a bucket: they are aborted with it
     // (their parts released) — before the bucket row goes, so that a crash leaves them abortable.
-    await this.abortUploads?.(b);
+    await this.uploads.abortAll(b);
     const deleted = await this.ms.buckets.deleteIf(name, b.bucketId);
     this.invalidate(name);
     if (!deleted) throw noSuchBucket(name);
     await this.ms.buckets.removeOwned(b.ownerId, name);
     // an upload begun meanwhile through a gateway that still had the bucket cached
-    await this.abortUploads?.(b).catch(() => undefined);
-  }
-
-  /** Wires DeleteBucket to the multipart service (which itself depends on this service). */
-  abortUploadsWith(abort: (bucket: BucketRow) => Promise<unknown>): void {
-    this.abortUploads = abort;
+    await this.uploads.abortAll(b).catch(() => undefined);
   }
 
   async listOwned(ownerId: string): Promise<Bucket[]> {

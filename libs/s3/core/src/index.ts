@@ -8,4 +8,4 @@ export { CassandraObjectsService } from './objects.service';
 export { CassandraMultipartService } from './multipart.service';
 export { CassandraUsersService, generateAccessKeyId, generateSecretAccessKey } from './users.service';
 export { splitKey, joinKey, compareUtf8 } from './keys';
-export * from './lifecycle';
+export type { BucketKey } from './version-data';

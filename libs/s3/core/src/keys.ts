@@ -1,3 +1,5 @@
+import { s3err } from './errors';
+
 /**
  * Object keys as the metastore stores them: a parent directory and a name.
  *
@@ -8,6 +10,17 @@
 export interface KeyPath {
   parent: string;
   name: string;
+}
+
+/**
+ * S3's key rule, the one place it is checked (every operation on a key calls it before any
+ * read): 1 to `maxBytes` bytes of UTF-8 (InvalidArgument when empty, else KeyTooLongError).
+ */
+export function validateKey(key: string, maxBytes: number): void {
+  if (!key) throw s3err('InvalidArgument', 'The key must not be empty');
+  const bytes = Buffer.byteLength(key, 'utf8');
+  if (bytes > maxBytes)
+    throw s3err('KeyTooLongError', 'Your key is too long', { Size: String(bytes), MaxSizeAllowed: String(maxBytes) });
 }
 
 export function splitKey(key: string): KeyPath {

@@ -1,9 +1,5 @@
-import { Global, Module } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { CassandraClient } from '@ostore/shared/cassandra';
-import { Clock } from '@ostore/shared/clock';
-import { FakeClock } from '@ostore/shared/clock/testing';
-import { JsonLogger } from '@ostore/shared/observability';
 import { BLOCK_MANAGER } from '@ostore/storage/blocks';
 import { InMemoryBlockManager } from '@ostore/storage/blocks/testing';
 import { BUCKETS_SERVICE, MULTIPART_SERVICE, OBJECTS_SERVICE, USERS_SERVICE } from './api';
@@ -13,24 +9,14 @@ import { CassandraObjectsService } from './objects.service';
 import { S3Core } from './s3-core';
 import { S3CoreModule } from './s3-core.module';
 import { CassandraUsersService } from './users.service';
-
-@Global()
-@Module({
-  providers: [
-    { provide: CassandraClient, useValue: {} },
-    { provide: Clock, useValue: new FakeClock() },
-    { provide: JsonLogger, useValue: new JsonLogger('test', 'silent') },
-  ],
-  exports: [CassandraClient, Clock, JsonLogger],
-})
-class AppInfra {}
+import { UnconnectedAppInfra } from './testing/nest-infra';
 
 @Module({ providers: [{ provide: BLOCK_MANAGER, useValue: new InMemoryBlockManager() }], exports: [BLOCK_MANAGER] })
 class Blocks {}
 
 describe(S3CoreModule.name, () => {
   it('provides the four services under the api.ts tokens, over one shared core', async () => {
-    @Module({ imports: [AppInfra, S3CoreModule.forRoot({ imports: [Blocks], settings: { minPartSize: 1 } })] })
+    @Module({ imports: [UnconnectedAppInfra, S3CoreModule.forRoot({ imports: [Blocks], settings: { minPartSize: 1 } })] })
     class Root {}
     const app = await NestFactory.createApplicationContext(Root, { logger: false });
     try {
@@ -40,8 +26,8 @@ describe(S3CoreModule.name, () => {
       expect(app.get(MULTIPART_SERVICE)).toBeInstanceOf(CassandraMultipartService);
       expect(app.get(USERS_SERVICE)).toBeInstanceOf(CassandraUsersService);
       expect(app.get(OBJECTS_SERVICE)).toBe(core.objects);
-      expect(core.store.settings.minPartSize).toBe(1);
-      expect(core.store.blocks).toBeInstanceOf(InMemoryBlockManager);
+      expect(core.store.limits.minPartSize).toBe(1);
+      expect(core.blocks).toBeInstanceOf(InMemoryBlockManager);
     } finally {
       await app.close();
     }

@@ -3,10 +3,9 @@ import { CassandraClient } from '@ostore/shared/cassandra';
 import { Clock } from '@ostore/shared/clock';
 import { JsonLogger } from '@ostore/shared/observability';
 import { Metastore } from '@ostore/metastore/data-access';
-import { BLOCK_MANAGER, BlockManager, BlockStores } from '@ostore/storage/blocks';
+import { BLOCK_MANAGER, BlockManager } from '@ostore/storage/blocks';
 import { BUCKETS_SERVICE, MULTIPART_SERVICE, OBJECTS_SERVICE, USERS_SERVICE } from './api';
-import { LifecycleApplier, LifecycleApplierSettings } from './lifecycle/lifecycle-applier';
-import { createLifecycleApplier, createS3Core, S3Core } from './s3-core';
+import { createS3Core, S3Core } from './s3-core';
 import { S3CoreSettings } from './s3-core.options';
 import { NoopUsageRecorder, USAGE_RECORDER, UsageRecorder } from './usage';
 
@@ -21,11 +20,6 @@ export interface S3CoreModuleOptions {
    */
   usageRecorder?: UsageRecorder | InjectionToken;
   settings?: Partial<S3CoreSettings>;
-  /**
-   * Settings of the LifecycleApplier (the scheduler's). Its transition tier defaults to the block
-   * stores' colder tier (the one that is not the default for new bodies), when there is one.
-   */
-  lifecycle?: Partial<LifecycleApplierSettings>;
 }
 
 function usageRecorderProvider(recorder: UsageRecorder | InjectionToken | undefined): Provider {
@@ -36,15 +30,11 @@ function usageRecorderProvider(recorder: UsageRecorder | InjectionToken | undefi
     : { provide: USAGE_RECORDER, useExisting: recorder as InjectionToken };
 }
 
-/** The tier transitions move data to: a configured tier other than the default one. */
-export function coldTierOf(stores: BlockStores | undefined): string | undefined {
-  return stores?.tiers().find((t) => t !== stores.defaultTier);
-}
-
 /**
  * The S3 core services under the tokens of api.ts. Needs, from the app: CassandraClient
  * (CassandraModule), Clock (ClockModule), JsonLogger (ObservabilityModule) — all global — and a
- * BlockManager (from `imports`, under `blockManager`).
+ * BlockManager (from `imports`, under `blockManager`). Lifecycle application is a module of its
+ * own (S3LifecycleModule of `@ostore/s3/core/lifecycle`), for the apps that apply rules.
  */
 @Module({})
 export class S3CoreModule {
@@ -62,18 +52,12 @@ export class S3CoreModule {
       { provide: OBJECTS_SERVICE, useFactory: (core: S3Core) => core.objects, inject: [S3Core] },
       { provide: MULTIPART_SERVICE, useFactory: (core: S3Core) => core.multipart, inject: [S3Core] },
       { provide: USERS_SERVICE, useFactory: (core: S3Core) => core.users, inject: [S3Core] },
-      {
-        provide: LifecycleApplier,
-        useFactory: (core: S3Core, clock: Clock, stores?: BlockStores) =>
-          createLifecycleApplier(core, clock, { transitionTier: coldTierOf(stores), ...options.lifecycle }),
-        inject: [S3Core, Clock, { token: BlockStores, optional: true }],
-      },
     ];
     return {
       module: S3CoreModule,
       imports: options.imports ?? [],
       providers,
-      exports: [BUCKETS_SERVICE, OBJECTS_SERVICE, MULTIPART_SERVICE, USERS_SERVICE, S3Core, Metastore, LifecycleApplier],
+      exports: [BUCKETS_SERVICE, OBJECTS_SERVICE, MULTIPART_SERVICE, USERS_SERVICE, S3Core, Metastore],
     };
   }
 }

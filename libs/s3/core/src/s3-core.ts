@@ -2,25 +2,30 @@ import type { Clock } from '@ostore/shared/clock';
 import { JsonLogger } from '@ostore/shared/observability';
 import type { Metastore } from '@ostore/metastore/data-access';
 import type { BlockManager } from '@ostore/storage/blocks';
+import { BucketResolver } from './bucket-resolver';
 import { CassandraBucketsService } from './buckets.service';
 import { CassandraMultipartService } from './multipart.service';
 import { CassandraObjectsService } from './objects.service';
 import { defaultS3CoreSettings, S3CoreSettings } from './s3-core.options';
 import { NoopUsageRecorder, UsageRecorder } from './usage';
 import { CassandraUsersService } from './users.service';
-import { CassandraLifecycleStore } from './lifecycle/cassandra-lifecycle.store';
-import { LifecycleApplier, LifecycleApplierSettings } from './lifecycle/lifecycle-applier';
 import { VersionClock } from './version-ids';
 import { VersionStore } from './version-store';
 
-/** The four services sharing one version store (one VersionClock per process). */
+/**
+ * The four services sharing one version store (one VersionClock per process), and what they
+ * were built over: lifecycle application (`@ostore/s3/core/lifecycle`) and tests build on these.
+ */
 export class S3Core {
   constructor(
     readonly buckets: CassandraBucketsService,
     readonly objects: CassandraObjectsService,
     readonly multipart: CassandraMultipartService,
     readonly users: CassandraUsersService,
+    /** The write protocol of versions (lifecycle application commits and removes through it). */
     readonly store: VersionStore,
+    readonly metastore: Metastore,
+    readonly blocks: BlockManager,
   ) {}
 }
 
@@ -46,26 +51,15 @@ export function createS3Core(deps: S3CoreDeps): S3Core {
     deps.usage ?? new NoopUsageRecorder(),
     logger.forContext(VersionStore.name),
   );
-  const buckets = new CassandraBucketsService(deps.metastore, deps.clock, settings.bucketCacheTtlMs);
-  const multipart = new CassandraMultipartService(buckets, store, logger.forContext(CassandraMultipartService.name));
-  buckets.abortUploadsWith((b) => multipart.abortAll(b));
+  const resolver = new BucketResolver(deps.metastore, settings.bucketCacheTtlMs);
+  const multipart = new CassandraMultipartService(resolver, store, deps.metastore, logger.forContext(CassandraMultipartService.name));
   return new S3Core(
-    buckets,
-    new CassandraObjectsService(buckets, store, logger.forContext(CassandraObjectsService.name)),
+    new CassandraBucketsService(deps.metastore, deps.clock, resolver, multipart),
+    new CassandraObjectsService(resolver, store, logger.forContext(CassandraObjectsService.name)),
     multipart,
     new CassandraUsersService(deps.metastore, deps.clock),
     store,
+    deps.metastore,
+    deps.blocks,
   );
-}
-
-/**
- * The lifecycle applier of a core (the scheduler's; tools and tests build it the same way). Its
- * clock decides what is due, so tests move it; it should be the core's clock.
- */
-export function createLifecycleApplier(
-  core: S3Core,
-  clock: Clock,
-  settings: Partial<LifecycleApplierSettings> = {},
-): LifecycleApplier {
-  return new LifecycleApplier(new CassandraLifecycleStore(core.store, core.multipart), clock, settings);
 }

@@ -1,11 +1,9 @@
 import { randomUUID } from 'crypto';
-import type { BlockManager, BlockRef } from '@ostore/storage/blocks';
+import type { BlockManager } from '@ostore/storage/blocks';
 import type { Clock } from '@ostore/shared/clock';
 import type { ContextLogger } from '@ostore/shared/observability';
 import {
   BlockEntry,
-  BucketRow,
-  IndexEntry,
   Metastore,
   RowExtras,
   RowReadOptions,
@@ -13,20 +11,24 @@ import {
   VersionMetaRow,
   VersionRow,
 } from '@ostore/metastore/data-access';
-import type { ChecksumAlgorithm, ObjectMeta, ObjectVersion, Owner } from './api';
+import type { ChecksumAlgorithm, ObjectMeta, Owner } from './api';
 import { normalizeEtag } from './checksums';
 import { invalidVersionId, noSuchKey, s3err } from './errors';
 import { FolderCache } from './folder-cache';
 import { folderRowsOf, splitKey } from './keys';
 import type { S3CoreSettings } from './s3-core.options';
 import type { UsageRecorder } from './usage';
-import { decodeId, encodeId, makeVid, NULL_VERSION_ID, uuidBytes, uuidString, VersionClock, vtsOfVid } from './version-ids';
+import { decodeId, makeVid, NULL_VERSION_ID, uuidBytes, uuidString, VersionClock, vtsOfVid } from './version-ids';
+import { BucketKey, VersionData } from './version-data';
+import { blockRefs, indexEntryOf, metaRowOf, versionRef } from './version-mapping';
+
+export type { BucketKey } from './version-data';
 
 /** What a new version row is. */
 export type VersionKind = 'object' | 'marker' | 'ghost';
 
 export interface CommitSpec {
-  bucket: BucketRow;
+  bucket: BucketKey;
   key: string;
   kind: VersionKind;
   /** A null version (unversioned or suspended bucket): replaces the key's previous null version. */
@@ -53,47 +55,10 @@ export interface CommitSpec {
   deferNullConvergence?: boolean;
 }
 
-export const versionRef = (vid: string) => `v:${vid}`;
-
 /** Whether an `objects` row showing `indexVid` (undefined: no row) agrees with the newest version row. */
 function agrees(newest: VersionRow | undefined, indexVid: string | undefined): boolean {
   if (!newest || newest.isDeleteMarker) return indexVid === undefined;
   return indexVid === newest.vid;
-}
-
-export function blockRefs(blocks: BlockEntry[]): BlockRef[] {
-  return blocks.map((b) => ({ blockId: b.blockId, size: b.size, tier: b.tier }));
-}
-
-export function objectMetaOf(m: VersionMetaRow | undefined, storageClass: string): ObjectMeta {
-  if (!m) return { userMeta: {}, storageClass };
-  return {
-    contentType: m.contentType,
-    contentEncoding: m.contentEncoding,
-    contentLanguage: m.contentLanguage,
-    contentDisposition: m.contentDisposition,
-    cacheControl: m.cacheControl,
-    expires: m.expires,
-    userMeta: m.userMeta,
-    storageClass,
-    acl: (m.acl as ObjectMeta['acl']) ?? 'private',
-    tags: m.tags,
-  };
-}
-
-export function indexEntryOf(row: VersionRow): IndexEntry {
-  return {
-    vid: row.vid,
-    vts: row.vts,
-    isNull: row.isNull,
-    size: row.size,
-    etag: row.etag,
-    lastModified: row.lastModified,
-    storageClass: row.storageClass,
-    ownerId: row.ownerId,
-    ownerName: row.ownerName,
-    partCount: row.partCount,
-  };
 }
 
 /**
@@ -121,18 +86,19 @@ export function indexEntryOf(row: VersionRow): IndexEntry {
  * removes every null row but the newest. Whichever of two racing writers re-reads last sees both
  * rows, so exactly one null version survives; readers meanwhile only ever show the newest.
  */
-export class VersionStore {
+export class VersionStore extends VersionData {
   private readonly folderCache: FolderCache;
 
   constructor(
-    readonly ms: Metastore,
-    readonly blocks: BlockManager,
+    ms: Metastore,
+    blocks: BlockManager,
     private readonly vclock: VersionClock,
     private readonly clock: Clock,
-    readonly settings: S3CoreSettings,
-    private readonly usage: UsageRecorder,
+    settings: S3CoreSettings,
+    usage: UsageRecorder,
     private readonly log: ContextLogger,
   ) {
+    super(ms, blocks, settings, usage);
     this.folderCache = new FolderCache(clock, settings.folderCacheTtlMs);
   }
 
@@ -154,41 +120,11 @@ export class VersionStore {
     return this.clock.nowMs() * 1000;
   }
 
-  metaRowOf(
-    vid: string,
-    vts: number,
-    bucketId: string,
-    key: string,
-    meta: ObjectMeta,
-    checksums: Partial<Record<ChecksumAlgorithm, string>>,
-    inlineBody?: Buffer,
-  ): VersionMetaRow {
-    const { parent, name } = splitKey(key);
-    return {
-      vid,
-      bucketId,
-      parent,
-      name,
-      vts,
-      contentType: meta.contentType,
-      contentEncoding: meta.contentEncoding,
-      contentLanguage: meta.contentLanguage,
-      contentDisposition: meta.contentDisposition,
-      cacheControl: meta.cacheControl,
-      expires: meta.expires,
-      userMeta: meta.userMeta ?? {},
-      tags: meta.tags ?? {},
-      acl: meta.acl,
-      checksums: checksums as Record<string, string>,
-      ...(inlineBody ? { inlineBody } : {}),
-    };
-  }
-
   /** The `version_meta` row a commit of `spec` writes (without a body that goes in the row). */
   private metaRowOfSpec(vid: string, vts: number, spec: CommitSpec, bodyInRow: boolean): VersionMetaRow {
     const { bucket, key, meta, checksums, inlineBody } = spec;
     const metaBody = bodyInRow ? undefined : inlineBody;
-    return this.metaRowOf(vid, vts, bucket.bucketId, key, meta ?? { userMeta: {} }, checksums ?? {}, metaBody);
+    return metaRowOf(vid, vts, bucket.bucketId, key, meta ?? { userMeta: {} }, checksums ?? {}, metaBody);
   }
 
   /** Steps 1-2 of the commit: manifest and references; undone (manifest dropped) if referencing fails. */
@@ -280,7 +216,7 @@ export class VersionStore {
   }
 
   /** Removes every null row of the key but the newest (their blocks released). */
-  async convergeNulls(bucket: BucketRow, parent: string, name: string): Promise<void> {
+  async convergeNulls(bucket: BucketKey, parent: string, name: string): Promise<void> {
     const rows = await this.ms.versions.nullRows(bucket.bucketId, parent, name);
     for (const loc of rows.slice(1)) await this.removeVersion(bucket, loc, true);
   }
@@ -290,16 +226,13 @@ export class VersionStore {
    * and manifest. The delete's timestamp exceeds the row's vts even if this clock lags the writer's.
    * Idempotent: racing removers of the same row both succeed.
    */
-  async removeVersion(bucket: BucketRow, loc: VersionLocator, isNull: boolean): Promise<VersionRow | undefined> {
+  async removeVersion(bucket: BucketKey, loc: VersionLocator, isNull: boolean): Promise<VersionRow | undefined> {
     const row = await this.ms.versions.get(loc);
     const at = Math.max(this.nowMicros(), loc.vts + 1);
     await this.ms.applyPartitionMutation(this.ms.versions.deleteStatements(loc, isNull, at));
     if (!row || !row.isDeleteMarker) {
-      const blocks = await this.ms.versions.readBlocks(loc.vid);
-      if (blocks.length > 0) await this.blocks.releaseRefs(blockRefs(blocks), versionRef(loc.vid));
-      await this.ms.versions.deleteManifest(loc.vid);
-      if (row && row.size > 0)
-        this.usage.record({ bucketId: bucket.bucketId, bucket: bucket.name, kind: 'remove', bytes: -row.size });
+      await this.dropManifest(loc.vid);
+      if (row) this.recordUsage(bucket, 'remove', -row.size);
     }
     return row;
   }
@@ -385,7 +318,7 @@ export class VersionStore {
    * releaseClaim once the write is visible (or failed).
    */
   async claimConditional(
-    bucket: BucketRow,
+    bucket: BucketKey,
     key: string,
     ifNoneMatch: string | undefined,
     ifMatch: string | undefined,
@@ -423,7 +356,7 @@ export class VersionStore {
   }
 
   /** Gives up a claim of claimConditional (it would otherwise expire by TTL). Never throws. */
-  async releaseClaim(bucket: BucketRow, key: string, claim: { token: string }): Promise<void> {
+  async releaseClaim(bucket: BucketKey, key: string, claim: { token: string }): Promise<void> {
     const { parent, name } = splitKey(key);
     await this.ms.objects.releaseClaim(bucket.bucketId, parent, name, claim.token).catch((err: unknown) =>
       this.log.warn('could not release a conditional-write claim; it expires by TTL', {
@@ -432,39 +365,5 @@ export class VersionStore {
         err: (err as Error).message,
       }),
     );
-  }
-
-  versionIdOf(row: { isNull: boolean; vid: string }): string {
-    return row.isNull ? NULL_VERSION_ID : encodeId(row.vid);
-  }
-
-  toObjectVersion(
-    bucket: string,
-    key: string,
-    row: VersionRow,
-    isLatest: boolean,
-    meta?: VersionMetaRow,
-  ): ObjectVersion {
-    return {
-      bucket,
-      key,
-      versionId: this.versionIdOf(row),
-      isLatest,
-      isDeleteMarker: row.isDeleteMarker,
-      size: row.size,
-      etag: row.etag,
-      lastModified: row.lastModified,
-      storageClass: row.storageClass,
-      owner: { id: row.ownerId, displayName: row.ownerName },
-      meta: objectMetaOf(meta, row.storageClass),
-      checksums: (meta?.checksums ?? {}) as ObjectVersion['checksums'],
-      partCount: row.partCount,
-      manifestId: row.vid,
-      ...(row.inlineBody || meta?.inlineBody ? { inlineBody: row.inlineBody ?? meta?.inlineBody } : {}),
-    };
-  }
-
-  recordUsage(bucket: BucketRow, kind: 'store' | 'remove' | 'copy', bytes: number): void {
-    if (bytes !== 0) this.usage.record({ bucketId: bucket.bucketId, bucket: bucket.name, kind, bytes });
   }
 }

@@ -1,11 +1,10 @@
 import { promises as fs } from 'fs';
 import * as path from 'path';
 import { Readable } from 'stream';
-import { MigrationRunner, migrations, parseReplication } from '@ostore/metastore/schema';
-import { CassandraClient, createDriverClient } from '@ostore/shared/cassandra';
+import { migratedSession } from '@ostore/metastore/schema/testing';
+import { CassandraClient } from '@ostore/shared/cassandra';
 import type { Clock } from '@ostore/shared/clock';
 import { JsonLogger, MetricsRegistry } from '@ostore/shared/observability';
-import { cassandraOptions, freshKeyspace } from '@ostore/testing';
 import {
   BlockGarbageCollector,
   BlockLifecycleOptions,
@@ -18,22 +17,7 @@ import {
 } from '../src';
 
 /** A fresh keyspace with every migration applied, and a session on it. */
-export async function migratedKeyspace(label: string): Promise<CassandraClient> {
-  const keyspace = freshKeyspace(label);
-  const admin = createDriverClient(cassandraOptions(keyspace), false);
-  await admin.connect();
-  try {
-    await new MigrationRunner(admin).migrate(migrations, {
-      keyspace,
-      replication: parseReplication('SimpleStrategy:1'),
-    });
-  } finally {
-    await admin.shutdown();
-  }
-  const client = new CassandraClient(cassandraOptions(keyspace));
-  await client.connect();
-  return client;
-}
+export const migratedKeyspace = migratedSession;
 
 /** One gateway's view of the block storage: manager, GC and their collaborators. */
 export function blockStorage(

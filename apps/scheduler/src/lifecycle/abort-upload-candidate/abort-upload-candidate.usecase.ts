@@ -1,4 +1,4 @@
-import { ApplyResult, LifecycleApplier } from '@ostore/s3/core';
+import { ApplyResult, LifecycleApplier } from '@ostore/s3/core/lifecycle';
 import type { UploadCandidate } from '@ostore/queue/contracts';
 import type { ContextLogger } from '@ostore/shared/observability';
 import { record } from '../apply-version-candidate/apply-version-candidate.usecase';

@@ -1,6 +1,6 @@
 import { errors } from 'cassandra-driver';
 import type { VersionCandidate } from '@ostore/queue/contracts';
-import type { ApplyResult, LifecycleApplier, VersionTarget } from '@ostore/s3/core';
+import type { ApplyResult, LifecycleApplier, VersionTarget } from '@ostore/s3/core/lifecycle';
 import { JsonLogger, MetricsRegistry } from '@ostore/shared/observability';
 import { RetryableFailure } from '../candidate-failure';
 import { LifecycleMetrics } from '../lifecycle.metrics';

@@ -1,4 +1,4 @@
-import { ApplyResult, LifecycleApplier } from '@ostore/s3/core';
+import { ApplyResult, LifecycleApplier } from '@ostore/s3/core/lifecycle';
 import type { VersionCandidate } from '@ostore/queue/contracts';
 import type { ContextLogger } from '@ostore/shared/observability';
 import { RetryableFailure } from '../candidate-failure';

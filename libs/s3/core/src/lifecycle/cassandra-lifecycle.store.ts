@@ -1,9 +1,12 @@
-import type { BlockEntry, BucketRow, UploadRow, VersionLocator, VersionRow } from '@ostore/metastore/data-access';
+import type { BlockEntry, BucketRow, Metastore, UploadRow, VersionLocator, VersionRow } from '@ostore/metastore/data-access';
+import type { BlockManager } from '@ostore/storage/blocks';
 import { S3DomainError } from '../api';
 import { splitKey } from '../keys';
 import type { CassandraMultipartService } from '../multipart.service';
+import type { S3Core } from '../s3-core';
 import { encodeId, NULL_VERSION_ID, uuidBytes, vtsOfVid } from '../version-ids';
-import { blockRefs, indexEntryOf, versionRef, VersionStore } from '../version-store';
+import { blockRefs, indexEntryOf, versionRef } from '../version-mapping';
+import type { VersionStore } from '../version-store';
 import type { AbortOutcome, ClaimOutcome, KeyRead, LifecycleStore, PreparedTransition, TransitionOutcome } from './lifecycle-store';
 import { transitionRank } from './transition-rank';
 
@@ -26,15 +29,22 @@ function partRuns(blocks: BlockEntry[]): BlockEntry[][] {
   return runs;
 }
 
-/** The LifecycleStore over the S3 core's VersionStore, metastore repositories and BlockManager. */
+/**
+ * The LifecycleStore over an S3 core: its VersionStore (commits and removals keep the write
+ * protocol's invariants), its multipart service (aborts), its metastore repositories (claims,
+ * reads, transitions) and its BlockManager (copies to a colder tier).
+ */
 export class CassandraLifecycleStore implements LifecycleStore {
-  constructor(
-    private readonly store: VersionStore,
-    private readonly multipart: CassandraMultipartService,
-  ) {}
+  private readonly store: VersionStore;
+  private readonly multipart: CassandraMultipartService;
+  private readonly ms: Metastore;
+  private readonly blocks: BlockManager;
 
-  private get ms() {
-    return this.store.ms;
+  constructor(core: S3Core) {
+    this.store = core.store;
+    this.multipart = core.multipart;
+    this.ms = core.metastore;
+    this.blocks = core.blocks;
   }
 
   resolveBucket(name: string): Promise<BucketRow | undefined> {
@@ -150,13 +160,13 @@ export class CassandraLifecycleStore implements LifecycleStore {
           next.push(...run);
           continue;
         }
-        const stored = await this.store.blocks.writeStream(this.store.blocks.openRead(blockRefs(run)), { tier });
+        const stored = await this.blocks.writeStream(this.blocks.openRead(blockRefs(run)), { tier });
         const entries = stored.blocks.map((b) => ({ ...b, partNumber: run[0].partNumber }));
         written.push(...entries);
         next.push(...entries);
       }
     } catch (e) {
-      await this.store.blocks.discard(blockRefs(written)).catch(() => undefined);
+      await this.blocks.discard(blockRefs(written)).catch(() => undefined);
       throw e;
     }
     return { vid: row.vid, old, next, written };
@@ -188,7 +198,7 @@ export class CassandraLifecycleStore implements LifecycleStore {
   ): Promise<TransitionOutcome> {
     const loc = locOf(row);
     const ref = versionRef(row.vid);
-    const blocks = this.store.blocks;
+    const blocks = this.blocks;
     const undo = async (outcome: TransitionOutcome) => {
       if (prepared.written.length > 0) await blocks.releaseRefs(blockRefs(prepared.written), ref);
       return outcome;
@@ -238,7 +248,7 @@ export class CassandraLifecycleStore implements LifecycleStore {
   }
 
   async discardTransition(prepared: PreparedTransition): Promise<void> {
-    if (prepared.written.length > 0) await this.store.blocks.discard(blockRefs(prepared.written));
+    if (prepared.written.length > 0) await this.blocks.discard(blockRefs(prepared.written));
   }
 
   readUpload(bucket: BucketRow, key: string, uploadVid: string): Promise<UploadRow | undefined> {

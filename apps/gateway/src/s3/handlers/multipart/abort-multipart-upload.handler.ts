@@ -13,7 +13,7 @@ export class AbortMultipartUploadHandler implements S3Handler {
   constructor(@Inject(MULTIPART_SERVICE) private readonly multipart: MultipartService) {}
 
   async handle(req: S3Request): Promise<void> {
-    await this.multipart.abort(req.bucket!, req.key!, req.query('uploadId')!);
+    await this.multipart.abort(req.target, req.key!, req.query('uploadId')!);
     sendEmpty(req, 204);
   }
 }

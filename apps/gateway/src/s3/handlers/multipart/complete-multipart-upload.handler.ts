@@ -16,7 +16,7 @@ export class CompleteMultipartUploadHandler implements S3Handler {
   async handle(req: S3Request): Promise<void> {
     const parts = parseCompleteMultipartUpload((await readSmallBody(req, 4 * 1024 * 1024)).toString('utf8'));
     const result = await this.multipart.complete({
-      bucket: req.bucket!,
+      bucket: req.target,
       key: req.key!,
       uploadId: req.query('uploadId')!,
       parts,

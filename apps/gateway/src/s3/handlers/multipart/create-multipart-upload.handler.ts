@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { S3Error, toXml, validateObjectKey } from '@ostore/s3/protocol';
+import { S3Error, toXml } from '@ostore/s3/protocol';
 import type { ChecksumAlgorithm, MultipartService } from '@ostore/s3/core';
 import { MULTIPART_SERVICE } from '../../services';
 import { CHECKSUM_ALGORITHMS, metaFromHeaders } from '../../object-http';
@@ -15,14 +15,13 @@ export class CreateMultipartUploadHandler implements S3Handler {
   constructor(@Inject(MULTIPART_SERVICE) private readonly multipart: MultipartService) {}
 
   async handle(req: S3Request): Promise<void> {
-    validateObjectKey(req.key!);
     await readSmallBody(req, 0);
     const alg = req.header('x-amz-checksum-algorithm')?.toUpperCase();
     if (alg !== undefined && !CHECKSUM_ALGORITHMS.includes(alg as ChecksumAlgorithm)) {
       throw new S3Error('InvalidRequest', `Checksum algorithm provided is unsupported: ${alg}`);
     }
     const upload = await this.multipart.create({
-      bucket: req.bucket!,
+      bucket: req.target,
       key: req.key!,
       owner: req.owner ?? req.bucketInfo!.owner,
       meta: metaFromHeaders(req),

@@ -22,7 +22,7 @@ export class ListMultipartUploadsHandler implements S3Handler {
     const keyMarker = req.query('key-marker') ?? '';
     const uploadIdMarker = req.query('upload-id-marker') ?? '';
     const page = await this.multipart.listUploads({
-      bucket: req.bucket!,
+      bucket: req.target,
       prefix,
       delimiter,
       keyMarker: keyMarker || undefined,

@@ -16,7 +16,7 @@ export class ListPartsHandler implements S3Handler {
   async handle(req: S3Request): Promise<void> {
     const maxParts = parseMaxKeys(req.query('max-parts'), 'max-parts');
     const marker = parsePartNumberMarker(req.query('part-number-marker'));
-    const page = await this.multipart.listParts({ bucket: req.bucket!, key: req.key!, uploadId: req.query('uploadId')!, partNumberMarker: marker, maxParts });
+    const page = await this.multipart.listParts({ bucket: req.target, key: req.key!, uploadId: req.query('uploadId')!, partNumberMarker: marker, maxParts });
     const owner = { ID: page.upload.owner.id, DisplayName: page.upload.owner.displayName };
     sendXml(
       req,

@@ -25,7 +25,7 @@ export class UploadPartHandler implements S3Handler {
     if (size > MAX_PART_BYTES) throw new S3Error('EntityTooLarge', 'Your proposed upload exceeds the maximum allowed size', { extra: { ProposedSize: String(size), MaxSizeAllowed: String(MAX_PART_BYTES) } });
     const checksums = requestedChecksums(req);
     const part = await this.multipart.uploadPart({
-      bucket: req.bucket!,
+      bucket: req.target,
       key: req.key!,
       uploadId: req.query('uploadId')!,
       partNumber,
@@ -70,7 +70,7 @@ export class UploadPartCopyHandler implements S3Handler {
       }
     }
     const part = await this.multipart.uploadPartCopy({
-      bucket: req.bucket!,
+      bucket: req.target,
       key: req.key!,
       uploadId: req.query('uploadId')!,
       partNumber,

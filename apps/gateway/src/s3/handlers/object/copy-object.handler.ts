@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { evaluateCopySourcePreconditions, isoDate, parseCopySource, S3Error, toXml, validateObjectKey } from '@ostore/s3/protocol';
+import { evaluateCopySourcePreconditions, isoDate, parseCopySource, S3Error, toXml } from '@ostore/s3/protocol';
 import type { BucketsService, ObjectsService } from '@ostore/s3/core';
 import { AccessControl } from '../../access';
 import { BUCKETS_SERVICE, OBJECTS_SERVICE } from '../../services';
@@ -41,7 +41,6 @@ export class CopyObjectHandler implements S3Handler {
   ) {}
 
   async handle(req: S3Request): Promise<void> {
-    validateObjectKey(req.key!);
     await readSmallBody(req, 0);
     const { source, version } = await checkCopySource(req, this.buckets, this.objects, this.accessControl);
     const metadataDirective = (req.header('x-amz-metadata-directive') ?? 'COPY').toUpperCase();
@@ -59,7 +58,7 @@ export class CopyObjectHandler implements S3Handler {
     }
     const result = await this.objects.copy({
       source: { ...source, versionId: version.versionId },
-      bucket: req.bucket!,
+      bucket: req.target,
       key: req.key!,
       owner: req.owner ?? req.bucketInfo!.owner,
       metadataDirective,

@@ -15,7 +15,7 @@ export class DeleteObjectHandler implements S3Handler {
 
   async handle(req: S3Request): Promise<void> {
     const versionId = req.query('versionId') || undefined;
-    const result = await this.objects.delete(req.bucket!, req.key!, req.owner ?? req.bucketInfo!.owner, versionId);
+    const result = await this.objects.delete(req.target, req.key!, req.owner ?? req.bucketInfo!.owner, versionId);
     sendEmpty(req, 204, {
       'x-amz-version-id': result.versionId,
       'x-amz-delete-marker': result.deleteMarker ? 'true' : undefined,

@@ -31,7 +31,7 @@ export class DeleteObjectsHandler implements S3Handler {
     const worker = async () => {
       for (let item = queue.shift(); item; item = queue.shift()) {
         try {
-          const r = await this.objects.delete(req.bucket!, item.key, owner, item.versionId);
+          const r = await this.objects.delete(req.target, item.key, owner, item.versionId);
           out[item.i] = {
             kind: 'Deleted',
             value: {

@@ -44,7 +44,7 @@ export class GetObjectAttributesHandler implements S3Handler {
     const maxParts = parseMaxKeys(req.header('x-amz-max-parts'), 'x-amz-max-parts');
     const marker = parsePartNumberMarker(req.header('x-amz-part-number-marker'), 'x-amz-part-number-marker') ?? 0;
     const versionId = req.query('versionId') || undefined;
-    const version = await this.objects.head(req.bucket!, req.key!, versionId);
+    const version = await this.objects.head(req.target, req.key!, versionId);
     if (!this.accessControl.isObjectReadAllowed(req, version.owner.id, version.meta.acl))
       throw new S3Error('AccessDenied', 'Access Denied');
 

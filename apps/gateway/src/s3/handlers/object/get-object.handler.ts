@@ -21,7 +21,7 @@ const OVERRIDES: [string, string][] = [
 /** Shared by GET and HEAD: lookup, object ACL, preconditions, partNumber and Range. */
 export async function prepareRead(req: S3Request, objects: ObjectsService, access: AccessControl) {
   const versionId = req.query('versionId');
-  const version = await objects.head(req.bucket!, req.key!, versionId === undefined || versionId === '' ? undefined : versionId);
+  const version = await objects.head(req.target, req.key!, versionId === undefined || versionId === '' ? undefined : versionId);
   if (!access.isObjectReadAllowed(req, version.owner.id, version.meta.acl)) throw new S3Error('AccessDenied', 'Access Denied');
   const outcome = evaluatePreconditions(
     {

@@ -26,7 +26,7 @@ export class ListObjectVersionsHandler implements S3Handler {
       throw new S3Error('InvalidArgument', 'A version-id marker cannot be specified without a key marker.', { extra: { ArgumentName: 'version-id-marker', ArgumentValue: versionIdMarker } });
     }
     const page = await this.objects.listVersions({
-      bucket: req.bucket!,
+      bucket: req.target,
       prefix,
       delimiter,
       keyMarker: keyMarker || undefined,

@@ -38,7 +38,7 @@ export class ListObjectsHandler implements S3Handler {
     const prefix = req.query('prefix') ?? '';
     const delimiter = req.query('delimiter') || undefined;
     const marker = req.query('marker') ?? '';
-    const page = await this.objects.list({ bucket: req.bucket!, prefix, delimiter, after: marker || undefined, maxKeys });
+    const page = await this.objects.list({ bucket: req.target, prefix, delimiter, after: marker || undefined, maxKeys });
     sendXml(
       req,
       200,
@@ -91,7 +91,7 @@ export class ListObjectsV2Handler implements S3Handler {
     const startAfter = req.query('start-after');
     if (token === '') throw new S3Error('InvalidArgument', 'The continuation token provided is incorrect', { extra: { ArgumentName: 'continuation-token' } });
     const after = token !== undefined ? decodeToken(token) : startAfter || undefined;
-    const page = await this.objects.list({ bucket: req.bucket!, prefix, delimiter, after, maxKeys });
+    const page = await this.objects.list({ bucket: req.target, prefix, delimiter, after, maxKeys });
     const fetchOwner = req.query('fetch-owner') === 'true';
     sendXml(
       req,

@@ -19,7 +19,7 @@ export class PutObjectAclHandler implements S3Handler {
     const acl = cannedAclOf(req);
     const body = await readSmallBody(req);
     if (!acl) throw new S3Error('NotImplemented', body.length ? 'Only canned ACLs (x-amz-acl) are supported' : 'x-amz-acl is required');
-    await this.objects.setAcl(req.bucket!, req.key!, acl, req.query('versionId') || undefined);
+    await this.objects.setAcl(req.target, req.key!, acl, req.query('versionId') || undefined);
     sendEmpty(req, 200);
   }
 }
@@ -32,7 +32,7 @@ export class GetObjectAclHandler implements S3Handler {
   constructor(@Inject(OBJECTS_SERVICE) private readonly objects: ObjectsService) {}
 
   async handle(req: S3Request): Promise<void> {
-    const v = await this.objects.head(req.bucket!, req.key!, req.query('versionId') || undefined);
+    const v = await this.objects.head(req.target, req.key!, req.query('versionId') || undefined);
     sendXml(req, 200, aclPolicyXml(v.owner, v.meta.acl ?? 'private'));
   }
 }

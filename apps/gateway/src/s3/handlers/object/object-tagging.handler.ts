@@ -18,7 +18,7 @@ export class PutObjectTaggingHandler implements S3Handler {
 
   async handle(req: S3Request): Promise<void> {
     const tags = parseTagging((await readSmallBody(req)).toString('utf8'), 'object');
-    const r = await this.objects.setTags(req.bucket!, req.key!, tags, versionOf(req));
+    const r = await this.objects.setTags(req.target, req.key!, tags, versionOf(req));
     sendEmpty(req, 200, { 'x-amz-version-id': r.versionId });
   }
 }
@@ -31,7 +31,7 @@ export class GetObjectTaggingHandler implements S3Handler {
   constructor(@Inject(OBJECTS_SERVICE) private readonly objects: ObjectsService) {}
 
   async handle(req: S3Request): Promise<void> {
-    const r = await this.objects.getTags(req.bucket!, req.key!, versionOf(req));
+    const r = await this.objects.getTags(req.target, req.key!, versionOf(req));
     sendXml(req, 200, tagSetXml(r.tags), { 'x-amz-version-id': r.versionId });
   }
 }
@@ -44,7 +44,7 @@ export class DeleteObjectTaggingHandler implements S3Handler {
   constructor(@Inject(OBJECTS_SERVICE) private readonly objects: ObjectsService) {}
 
   async handle(req: S3Request): Promise<void> {
-    const r = await this.objects.deleteTags(req.bucket!, req.key!, versionOf(req));
+    const r = await this.objects.deleteTags(req.target, req.key!, versionOf(req));
     sendEmpty(req, 204, { 'x-amz-version-id': r.versionId });
   }
 }

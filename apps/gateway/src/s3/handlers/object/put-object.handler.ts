@@ -1,5 +1,4 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { validateObjectKey } from '@ostore/s3/protocol';
 import type { ObjectsService } from '@ostore/s3/core';
 import { OBJECTS_SERVICE } from '../../services';
 import { announcedLength, bodyVerifier, contentMd5Of, metaFromHeaders, requestedChecksums } from '../../object-http';
@@ -19,13 +18,12 @@ export class PutObjectHandler implements S3Handler {
   constructor(@Inject(OBJECTS_SERVICE) private readonly objects: ObjectsService) {}
 
   async handle(req: S3Request): Promise<void> {
-    validateObjectKey(req.key!);
     const size = announcedLength(req);
     const md5 = contentMd5Of(req);
     const checksums = requestedChecksums(req);
     const meta = metaFromHeaders(req);
     const result = await this.objects.put({
-      bucket: req.bucket!,
+      bucket: req.target,
       key: req.key!,
       owner: req.owner ?? req.bucketInfo!.owner,
       body: req.body,

@@ -1,7 +1,7 @@
 import type { BlockEntry, BucketRow, UploadRow, VersionRow } from '@ostore/metastore/data-access';
 import type { Clock } from '@ostore/shared/clock';
+import type { AbortOutcome, ClaimOutcome, KeyRead, LifecycleStore, PreparedTransition, TransitionOutcome } from '../lifecycle/lifecycle-store';
 import { makeVid, uuidString, vtsOfVid, uuidBytes } from '../version-ids';
-import type { AbortOutcome, ClaimOutcome, KeyRead, LifecycleStore, PreparedTransition, TransitionOutcome } from './lifecycle-store';
 
 interface KeyState {
   rows: VersionRow[];

@@ -1,5 +1,5 @@
-import { commonPrefixOf, compareUtf8, folderRowsOf, splitKey } from './keys';
-import type { NameRange, TreeSource } from './listing/tree-walker';
+import { commonPrefixOf, compareUtf8, folderRowsOf, splitKey } from '../keys';
+import type { NameRange, TreeSource } from '../listing/tree-walker';
 
 /**
  * An in-memory tree of directory partitions with the same query contract as the Cassandra
@@ -100,6 +100,3 @@ export function modelList(keys: string[], o: { prefix?: string; delimiter?: stri
   }
   return out;
 }
-
-export { InMemoryLifecycleStore } from './lifecycle/in-memory-lifecycle.store';
-export type { NewVersion } from './lifecycle/in-memory-lifecycle.store';

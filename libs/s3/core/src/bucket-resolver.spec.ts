@@ -1,0 +1,45 @@
+import type { BucketRow, Metastore } from '@ostore/metastore/data-access';
+import type { Bucket } from './api';
+import { BucketResolver } from './bucket-resolver';
+
+describe(BucketResolver.name, () => {
+  const row: BucketRow = {
+    name: 'b',
+    bucketId: 'id-1',
+    ownerId: 'o',
+    ownerName: 'O',
+    createdAt: new Date(0),
+    location: '',
+    versioning: 'Enabled',
+    acl: 'private',
+    state: 'active',
+  };
+  const setup = (rows: BucketRow[] = [row], ttlMs = 60_000) => {
+    const reads: string[] = [];
+    const ms = { buckets: { get: async (name: string) => (reads.push(name), rows.find((r) => r.name === name)) } } as unknown as Metastore;
+    return { reads, sut: new BucketResolver(ms, ttlMs) };
+  };
+
+  it('hands on a bucket the caller resolved for this request without reading it again', async () => {
+    const { reads, sut } = setup();
+    const resolved: Bucket = { name: 'b', bucketId: 'id-1', owner: { id: 'o', displayName: 'O' }, createdAt: new Date(0), location: '', versioning: 'Enabled', acl: 'private' };
+    expect(await sut.target(resolved)).toBe(resolved);
+    expect(reads).toEqual([]);
+  });
+
+  it('reads a bucket named by the caller once per TTL, and afresh when asked', async () => {
+    const { reads, sut } = setup();
+    expect((await sut.target('b')).bucketId).toBe('id-1');
+    await Promise.all([sut.resolve('b'), sut.resolve('b')]);
+    expect(reads).toEqual(['b']);
+    await sut.fresh('b');
+    expect(reads).toEqual(['b', 'b']);
+  });
+
+  it('answers NoSuchBucket for a missing bucket and never caches the miss', async () => {
+    const { reads, sut } = setup([]);
+    await expect(sut.target('nope')).rejects.toMatchObject({ code: 'NoSuchBucket', extra: { BucketName: 'nope' } });
+    await expect(sut.resolve('nope')).rejects.toMatchObject({ code: 'NoSuchBucket' });
+    expect(reads).toEqual(['nope', 'nope']);
+  });
+});

@@ -1,0 +1,155 @@
+import type { Readable } from 'stream';
+import type { BlockManager, BlockRef, StoredBody } from '@ostore/storage/blocks';
+import type { BlockEntry, IndexRow, Metastore, RowReadOptions, VersionLocator, VersionMetaRow, VersionRow } from '@ostore/metastore/data-access';
+import type { BodyVerifier, ByteRange, ChecksumAlgorithm } from './api';
+import { receiveBody, ReceivedBody, storeBody } from './body';
+import { splitKey } from './keys';
+import { objectsSource, versionsSource } from './listing/sources';
+import type { RowFilter, TreeSource } from './listing/tree-walker';
+import { versionKeyFilter } from './listing/version-filter';
+import type { S3CoreSettings } from './s3-core.options';
+import type { UsageRecorder } from './usage';
+import { uuidBytes, vtsOfVid } from './version-ids';
+import { blockRefs, versionRef } from './version-mapping';
+
+/** What the version store needs of a bucket: its id, its name (logs, usage) and its versioning. */
+export interface BucketKey {
+  bucketId: string;
+  name: string;
+  versioning: string;
+}
+
+/**
+ * The reads, block operations and usage reports the S3 services need around versions, over
+ * collaborators nobody else reaches: VersionStore (the write protocol) extends it, and services
+ * only ever hold a VersionStore.
+ */
+export abstract class VersionData {
+  constructor(
+    protected readonly ms: Metastore,
+    protected readonly blocks: BlockManager,
+    protected readonly settings: S3CoreSettings,
+    private readonly usage: UsageRecorder,
+  ) {}
+
+  /** The current time in microseconds (write timestamps). */
+  abstract nowMicros(): number;
+
+  /** What a body, a key or a part list may be (the core's settings). */
+  get limits(): Readonly<Pick<S3CoreSettings, 'maxKeyBytes' | 'maxPartNumber' | 'minPartSize'>> {
+    return this.settings;
+  }
+
+  /** Where the row of a vid of a key is (its vts is part of the vid). */
+  locatorOf(bucketId: string, key: string, vid: string): VersionLocator {
+    const { parent, name } = splitKey(key);
+    return { bucketId, parent, name, vts: vtsOfVid(uuidBytes(vid)), vid };
+  }
+
+  /** One version row of a key by its vid (whatever kind it is), or undefined. */
+  versionRow(bucketId: string, key: string, vid: string, options: RowReadOptions = {}): Promise<VersionRow | undefined> {
+    return this.ms.versions.get(this.locatorOf(bucketId, key, vid), options);
+  }
+
+  /** The row at a locator, or undefined. */
+  rowAt(loc: VersionLocator, options: RowReadOptions = {}): Promise<VersionRow | undefined> {
+    return this.ms.versions.get(loc, options);
+  }
+
+  /** The null rows of a key, newest first (more than one only while writers converge). */
+  nullRows(bucketId: string, key: string): Promise<VersionLocator[]> {
+    const { parent, name } = splitKey(key);
+    return this.ms.versions.nullRows(bucketId, parent, name);
+  }
+
+  /** The manifest (block list) of a version or of a claimed completion. */
+  readBlocks(vid: string): Promise<BlockEntry[]> {
+    return this.ms.versions.readBlocks(vid);
+  }
+
+  /** The `version_meta` row of a version (with its inline body only when asked). */
+  readMeta(vid: string, options: { inlineBody?: boolean } = {}): Promise<VersionMetaRow | undefined> {
+    return this.ms.versions.readMeta(vid, options);
+  }
+
+  /**
+   * The metadata of a row read with its body columns: the row's snapshot, else `version_meta`
+   * (with the inline body unless the row holds it).
+   */
+  async metaOf(row: VersionRow): Promise<VersionMetaRow | undefined> {
+    return row.snapshot ?? (await this.ms.versions.readMeta(row.vid, { inlineBody: !row.inlineBody }));
+  }
+
+  /** The inline body of a version stored without blocks: in its row, else in its metadata row. */
+  async inlineBodyOf(row: Pick<VersionRow, 'vid' | 'inlineBody'>): Promise<Buffer | undefined> {
+    return row.inlineBody ?? (await this.ms.versions.readMeta(row.vid, { inlineBody: true }))?.inlineBody;
+  }
+
+  /**
+   * Changes the tags or ACL of a version: the row's snapshot goes first, so that whatever happens
+   * next no reader sees the old tags or ACL once this returns. False when the version is gone.
+   */
+  async updateMeta(row: VersionRow, change: { tags?: Record<string, string>; acl?: string }): Promise<boolean> {
+    await this.ms.versions.dropSnapshot(row, this.nowMicros());
+    return this.ms.versions.updateMeta(row.vid, change);
+  }
+
+  /** The current objects of a bucket as a tree (for listings). */
+  objectsTree(bucketId: string): TreeSource<IndexRow> {
+    return objectsSource(this.ms, bucketId);
+  }
+
+  /** Every version row of a bucket as a tree, and the filter ListObjectVersions applies to a key's rows. */
+  versionsTree(bucketId: string, latest?: Set<VersionRow>) {
+    return {
+      source: versionsSource(this.ms, bucketId) as TreeSource<VersionRow>,
+      keyFilter: versionKeyFilter(this.ms, bucketId, latest) as (key: string, resumed: boolean) => Promise<RowFilter<VersionRow>>,
+    };
+  }
+
+  /** Receives a PUT body: inline when small enough (see S3CoreSettings.inlineBodyMaxBytes), else into blocks. */
+  receiveBody(body: Readable, algorithms: ChecksumAlgorithm[] | undefined, verify: BodyVerifier | undefined): Promise<ReceivedBody> {
+    return receiveBody(this.blocks, body, algorithms, verify, this.settings.inlineBodyMaxBytes);
+  }
+
+  /** Streams a body into blocks (in flight until referenced), digested and verified (see storeBody). */
+  storeBody(body: Readable, algorithms: ChecksumAlgorithm[] | undefined, verify: BodyVerifier | undefined) {
+    return storeBody(this.blocks, body, algorithms, verify);
+  }
+
+  /** Writes a stream into new blocks (in flight until referenced). */
+  writeBlocks(body: Readable, tier?: string): Promise<StoredBody> {
+    return this.blocks.writeStream(body, tier ? { tier } : undefined);
+  }
+
+  /** The bytes of blocks (a range of them). */
+  openBlocks(blocks: BlockRef[], range?: ByteRange): Readable {
+    return this.blocks.openRead(blockRefs(blocks), range);
+  }
+
+  /** Gives up blocks still in flight (never referenced). Never throws: the block GC reclaims what this misses. */
+  async discardBlocks(blocks: BlockRef[]): Promise<void> {
+    if (blocks.length > 0) await this.blocks.discard(blockRefs(blocks)).catch(() => undefined);
+  }
+
+  /** Adds `ref` to blocks (they stop being in flight). */
+  async addRefs(blocks: BlockRef[], ref: string): Promise<void> {
+    if (blocks.length > 0) await this.blocks.addRefs(blockRefs(blocks), ref);
+  }
+
+  /** Removes `ref` from blocks (a block without references is deleted). */
+  async releaseRefs(blocks: BlockRef[], ref: string): Promise<void> {
+    if (blocks.length > 0) await this.blocks.releaseRefs(blockRefs(blocks), ref);
+  }
+
+  /** Drops the manifest of a version that never became visible (or is gone), its references first. */
+  async dropManifest(vid: string): Promise<void> {
+    await this.releaseRefs(await this.ms.versions.readBlocks(vid), versionRef(vid));
+    await this.ms.versions.deleteManifest(vid);
+  }
+
+  /** Reports a change of the bucket's stored bytes (nothing for 0). */
+  recordUsage(bucket: BucketKey, kind: 'store' | 'remove' | 'copy', bytes: number): void {
+    if (bytes !== 0) this.usage.record({ bucketId: bucket.bucketId, bucket: bucket.name, kind, bytes });
+  }
+}

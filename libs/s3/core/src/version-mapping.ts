@@ -1,0 +1,103 @@
+import type { BlockRef } from '@ostore/storage/blocks';
+import type { BlockEntry, IndexEntry, VersionMetaRow, VersionRow } from '@ostore/metastore/data-access';
+import type { ChecksumAlgorithm, ObjectMeta, ObjectVersion } from './api';
+import { splitKey } from './keys';
+import { encodeId, NULL_VERSION_ID } from './version-ids';
+
+/** The block reference a committed version holds on each of its blocks. */
+export const versionRef = (vid: string) => `v:${vid}`;
+
+/** The block references of manifest entries. */
+export function blockRefs(blocks: BlockEntry[]): BlockRef[] {
+  return blocks.map((b) => ({ blockId: b.blockId, size: b.size, tier: b.tier }));
+}
+
+/** The S3 version id of a row: 'null' for a null version, else the encoded vid. */
+export function versionIdOf(row: { isNull: boolean; vid: string }): string {
+  return row.isNull ? NULL_VERSION_ID : encodeId(row.vid);
+}
+
+/** The headers stored with a version, as the API shows them. */
+export function objectMetaOf(m: VersionMetaRow | undefined, storageClass: string): ObjectMeta {
+  if (!m) return { userMeta: {}, storageClass };
+  return {
+    contentType: m.contentType,
+    contentEncoding: m.contentEncoding,
+    contentLanguage: m.contentLanguage,
+    contentDisposition: m.contentDisposition,
+    cacheControl: m.cacheControl,
+    expires: m.expires,
+    userMeta: m.userMeta,
+    storageClass,
+    acl: (m.acl as ObjectMeta['acl']) ?? 'private',
+    tags: m.tags,
+  };
+}
+
+/** The `objects` index entry naming a version row. */
+export function indexEntryOf(row: VersionRow): IndexEntry {
+  return {
+    vid: row.vid,
+    vts: row.vts,
+    isNull: row.isNull,
+    size: row.size,
+    etag: row.etag,
+    lastModified: row.lastModified,
+    storageClass: row.storageClass,
+    ownerId: row.ownerId,
+    ownerName: row.ownerName,
+    partCount: row.partCount,
+  };
+}
+
+/** The `version_meta` row of a new version. */
+export function metaRowOf(
+  vid: string,
+  vts: number,
+  bucketId: string,
+  key: string,
+  meta: ObjectMeta,
+  checksums: Partial<Record<ChecksumAlgorithm, string>>,
+  inlineBody?: Buffer,
+): VersionMetaRow {
+  const { parent, name } = splitKey(key);
+  return {
+    vid,
+    bucketId,
+    parent,
+    name,
+    vts,
+    contentType: meta.contentType,
+    contentEncoding: meta.contentEncoding,
+    contentLanguage: meta.contentLanguage,
+    contentDisposition: meta.contentDisposition,
+    cacheControl: meta.cacheControl,
+    expires: meta.expires,
+    userMeta: meta.userMeta ?? {},
+    tags: meta.tags ?? {},
+    acl: meta.acl,
+    checksums: checksums as Record<string, string>,
+    ...(inlineBody ? { inlineBody } : {}),
+  };
+}
+
+/** A version row (with its metadata, when read) as the API shows it. */
+export function toObjectVersion(bucket: string, key: string, row: VersionRow, isLatest: boolean, meta?: VersionMetaRow): ObjectVersion {
+  return {
+    bucket,
+    key,
+    versionId: versionIdOf(row),
+    isLatest,
+    isDeleteMarker: row.isDeleteMarker,
+    size: row.size,
+    etag: row.etag,
+    lastModified: row.lastModified,
+    storageClass: row.storageClass,
+    owner: { id: row.ownerId, displayName: row.ownerName },
+    meta: objectMetaOf(meta, row.storageClass),
+    checksums: (meta?.checksums ?? {}) as ObjectVersion['checksums'],
+    partCount: row.partCount,
+    manifestId: row.vid,
+    ...(row.inlineBody || meta?.inlineBody ? { inlineBody: row.inlineBody ?? meta?.inlineBody } : {}),
+  };
+}
