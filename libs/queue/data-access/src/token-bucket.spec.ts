@@ -27,6 +27,16 @@ describe(TokenBucket.name, () => {
     expect(sut.reserve(1)).toBeCloseTo(10);
   });
 
+  it('neither refills nor drains when the clock steps back', () => {
+    now = 5_000;
+    const sut = new TokenBucket(10, 10, clock);
+    expect(sut.reserve(10)).toBe(0);
+    now = 1_000;
+    expect(sut.reserve(1)).toBeCloseTo(100);
+    now = 1_100;
+    expect(sut.reserve(1)).toBeCloseTo(100);
+  });
+
   it('rejects a non-positive rate', () => {
     expect(() => new TokenBucket(0)).toThrow(/positive number/);
     expect(() => new TokenBucket(-1)).toThrow(/positive number/);

@@ -21,7 +21,8 @@ export class TokenBucket {
   /** Takes `n` tokens; returns the milliseconds to wait before the n messages may be processed. */
   reserve(n: number): number {
     const t = this.now();
-    this.tokens = Math.min(this.burst, this.tokens + ((t - this.at) * this.ratePerSecond) / 1000);
+    // max(0, ...): a wall clock stepped back never drains the bucket.
+    this.tokens = Math.min(this.burst, this.tokens + (Math.max(0, t - this.at) * this.ratePerSecond) / 1000);
     this.at = t;
     this.tokens -= n;
     return this.tokens >= 0 ? 0 : (-this.tokens * 1000) / this.ratePerSecond;
