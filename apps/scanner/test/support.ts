@@ -2,7 +2,7 @@ import { randomUUID } from 'crypto';
 import { Readable } from 'stream';
 import { Client } from 'cassandra-driver';
 import { Kafka, logLevel } from 'kafkajs';
-import { parseLifecycleXml } from '@ostore/lifecycle/rules';
+import { encodeStoredLifecycle, parseLifecycleXml } from '@ostore/lifecycle/rules';
 import {
   createLocalScan,
   createLocalScanClient,
@@ -53,7 +53,7 @@ export async function put(core: S3Core, bucket: string, key: string, text = 'x',
 /** Stores a lifecycle configuration the way the gateway does (the parsed form, as JSON). */
 export async function setLifecycle(core: S3Core, bucket: string, rules: string): Promise<void> {
   const config = parseLifecycleXml(`<LifecycleConfiguration>${rules}</LifecycleConfiguration>`);
-  await core.buckets.setLifecycle(bucket, JSON.stringify(config));
+  await core.buckets.setLifecycle(bucket, encodeStoredLifecycle(config));
 }
 
 export const rule = (id: string, prefix: string, actions: string) =>

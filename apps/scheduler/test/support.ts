@@ -1,4 +1,4 @@
-import { debugTiming, parseLifecycleXml } from '@ostore/lifecycle/rules';
+import { debugTiming, encodeStoredLifecycle, parseLifecycleXml } from '@ostore/lifecycle/rules';
 import { migratedKeyspace } from '@ostore/metastore/schema/testing';
 import { S3Core } from '@ostore/s3/core';
 import { createLifecycleApplier, LifecycleApplier, LifecycleApplierSettings } from '@ostore/s3/core/lifecycle';
@@ -62,7 +62,7 @@ export async function bucketWith(
 ): Promise<{ bucketId: string; name: string }> {
   const b = await newBucket(core, name, { versioning });
   const config = parseLifecycleXml(`<LifecycleConfiguration>${rulesXml}</LifecycleConfiguration>`, { relaxTransitionMinimumDays: true });
-  await core.buckets.setLifecycle(name, JSON.stringify(config));
+  await core.buckets.setLifecycle(name, encodeStoredLifecycle(config));
   return { bucketId: b.bucketId, name };
 }
 

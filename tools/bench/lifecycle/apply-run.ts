@@ -4,7 +4,7 @@ import { createWriteStream, mkdirSync, readFileSync } from 'fs';
 import { cpus, loadavg, totalmem } from 'os';
 import { resolve } from 'path';
 import { Readable } from 'stream';
-import { parseLifecycleXml } from '@ostore/lifecycle/rules';
+import { encodeStoredLifecycle, parseLifecycleXml } from '@ostore/lifecycle/rules';
 import { MigrationRunner, migrations, parseReplication } from '@ostore/metastore/schema';
 import { VersionCandidate } from '@ostore/queue/contracts';
 import { CassandraQueueProducer, CassandraQueueRepository, KafkaClient, KafkaQueueProducer, QueueProducer } from '@ostore/queue/data-access';
@@ -123,7 +123,7 @@ export async function main(argv: string[]): Promise<number> {
       ? '<NoncurrentVersionExpiration><NoncurrentDays>1</NoncurrentDays></NoncurrentVersionExpiration>'
       : '<Expiration><Days>1</Days></Expiration>';
   const config = parseLifecycleXml(`<LifecycleConfiguration><Rule><ID>bench</ID><Filter/><Status>Enabled</Status>${rule}</Rule></LifecycleConfiguration>`);
-  await core.buckets.setLifecycle(bucket, JSON.stringify(config));
+  await core.buckets.setLifecycle(bucket, encodeStoredLifecycle(config));
   const payload = randomBytes(o.size);
   const keys = Array.from({ length: o.objects }, (_, i) => `cache/${String(i % 100).padStart(2, '0')}/obj-${String(i).padStart(7, '0')}`);
   const versionIds: string[] = new Array(keys.length);

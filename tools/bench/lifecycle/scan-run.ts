@@ -3,7 +3,7 @@ import { readFileSync } from 'fs';
 import { cpus, loadavg, totalmem } from 'os';
 import { resolve } from 'path';
 import { types } from 'cassandra-driver';
-import { lifecycleTiming, parseLifecycleXml } from '@ostore/lifecycle/rules';
+import { encodeStoredLifecycle, lifecycleTiming, parseLifecycleXml } from '@ostore/lifecycle/rules';
 import { createLocalScan, createLocalScanClient, localScanSpans, ScanMetrics } from '@ostore/lifecycle/scan';
 import { BucketsRepository, VersionRow, VersionsRepository } from '@ostore/metastore/data-access';
 import { MigrationRunner, migrations, parseReplication } from '@ostore/metastore/schema';
@@ -102,7 +102,7 @@ export async function main(argv: string[]): Promise<number> {
       '<Rule><ID>nc</ID><Filter/><Status>Enabled</Status><NoncurrentVersionExpiration><NoncurrentDays>7</NoncurrentDays></NoncurrentVersionExpiration></Rule>' +
       '</LifecycleConfiguration>',
   );
-  await buckets.update(bucket.name, bucketId, { lifecycle: JSON.stringify(config) });
+  await buckets.update(bucket.name, bucketId, { lifecycle: encodeStoredLifecycle(config) });
 
   // 2. the rows, one unlogged single-partition batch per object
   const versions = new VersionsRepository(db);

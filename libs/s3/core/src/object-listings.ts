@@ -2,9 +2,9 @@ import type { IndexRow, VersionRow } from '@ostore/metastore/data-access';
 import type { ListObjectsInput, ListObjectsResult, ListVersionsInput, ListVersionsResult, ObjectVersion } from './api';
 import { invalidVersionId, s3err } from './errors';
 import { takePage, TreeWalker } from './listing/tree-walker';
-import { decodeId, NULL_VERSION_ID } from './version-ids';
+import { decodeId, NULL_VERSION_ID, publicVersionIdOf } from './version-ids';
 import type { BucketKey } from './version-data';
-import { toObjectVersion, versionIdOf } from './version-mapping';
+import { toObjectVersion } from './version-mapping';
 import type { VersionStore } from './version-store';
 
 /** Listing page sizes: a little more than asked (a page may skip hidden rows), at most 1000. */
@@ -28,7 +28,7 @@ export async function listObjects(store: VersionStore, bucket: BucketKey, input:
       contents.push({
         bucket: bucket.name,
         key: e.key,
-        versionId: versionIdOf(r),
+        versionId: publicVersionIdOf(r),
         isLatest: true,
         isDeleteMarker: false,
         size: r.size,
@@ -93,7 +93,7 @@ export async function listVersions(store: VersionStore, bucket: BucketKey, input
     if (last.kind === 'prefix') result.nextKeyMarker = last.prefix;
     else {
       result.nextKeyMarker = last.key;
-      result.nextVersionIdMarker = versionIdOf(last.row);
+      result.nextVersionIdMarker = publicVersionIdOf(last.row);
     }
   }
   return result;

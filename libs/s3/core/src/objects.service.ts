@@ -25,9 +25,9 @@ import { quotedEtag } from './checksums';
 import { invalidVersionId, methodNotAllowedOnMarker, noSuchKey, noSuchVersion, s3err } from './errors';
 import { splitKey, validateKey } from './keys';
 import { listObjects, listVersions } from './object-listings';
-import { decodeId, NULL_VERSION_ID, uuidBytes, vtsOfVid } from './version-ids';
+import { decodeId, NULL_VERSION_ID, publicVersionIdOf, uuidBytes, vtsOfVid } from './version-ids';
 import type { BucketKey } from './version-data';
-import { objectMetaOf, toObjectVersion, versionIdOf } from './version-mapping';
+import { objectMetaOf, toObjectVersion } from './version-mapping';
 import type { VersionStore } from './version-store';
 
 export function validateObjectTags(tags: Record<string, string> | undefined): void {
@@ -81,7 +81,7 @@ export class CassandraObjectsService implements ObjectsService {
       });
       this.store.recordUsage(bucket, 'store', stored.size);
       return {
-        versionId: versionIdOf(row),
+        versionId: publicVersionIdOf(row),
         etag: row.etag,
         size: stored.size,
         checksums: digests.checksums,
@@ -188,7 +188,7 @@ export class CassandraObjectsService implements ObjectsService {
     if (versionId !== undefined) return this.deleteVersion(bucket, key, versionId);
     if (bucket.versioning === 'Enabled') {
       const row = await this.store.commit({ bucket, key, kind: 'marker', isNull: false, owner });
-      return { versionId: versionIdOf(row), deleteMarker: true };
+      return { versionId: publicVersionIdOf(row), deleteMarker: true };
     }
     if (bucket.versioning === 'Suspended') {
       await this.store.commit({ bucket, key, kind: 'marker', isNull: true, owner });
@@ -283,12 +283,12 @@ export class CassandraObjectsService implements ObjectsService {
         });
         this.store.recordUsage(dst, 'copy', src.size);
         return {
-          versionId: versionIdOf(row),
+          versionId: publicVersionIdOf(row),
           etag: row.etag,
           size: row.size,
           checksums: meta.checksums,
           lastModified: row.lastModified,
-          sourceVersionId: versionIdOf(src),
+          sourceVersionId: publicVersionIdOf(src),
         };
       } catch (e) {
         // the source lost its last reference while we were sharing its blocks: look again
@@ -338,7 +338,7 @@ export class CassandraObjectsService implements ObjectsService {
     const row = await this.version(ref, key, versionId);
     const meta = await this.store.readMeta(row.vid);
     if (!meta) throw versionId ? noSuchVersion(key, versionId) : noSuchKey(key);
-    return { versionId: versionIdOf(row), tags: meta.tags };
+    return { versionId: publicVersionIdOf(row), tags: meta.tags };
   }
 
   async setTags(ref: BucketRef, key: string, tags: Record<string, string>, versionId?: string) {
@@ -362,11 +362,11 @@ export class CassandraObjectsService implements ObjectsService {
   ): Promise<{ versionId: string }> {
     const row = await this.version(ref, key, versionId);
     if (!(await this.store.updateMeta(row, change))) throw versionId ? noSuchVersion(key, versionId) : noSuchKey(key);
-    return { versionId: versionIdOf(row) };
+    return { versionId: publicVersionIdOf(row) };
   }
 }
 
 /** The delete marker a row is, as errors about it carry it. */
 function markerOf(row: VersionRow) {
-  return { versionId: versionIdOf(row), lastModified: row.lastModified };
+  return { versionId: publicVersionIdOf(row), lastModified: row.lastModified };
 }

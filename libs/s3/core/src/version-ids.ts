@@ -4,6 +4,7 @@ export {
   encodeId,
   makeVid,
   NULL_VERSION_ID,
+  publicVersionIdOf,
   uuidBytes,
   uuidString,
   VersionClock,

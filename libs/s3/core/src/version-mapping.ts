@@ -2,7 +2,7 @@ import type { BlockRef } from '@ostore/storage/blocks';
 import type { BlockEntry, IndexEntry, VersionMetaRow, VersionRow } from '@ostore/metastore/data-access';
 import type { ChecksumAlgorithm, ObjectMeta, ObjectVersion } from './api';
 import { splitKey } from './keys';
-import { encodeId, NULL_VERSION_ID } from './version-ids';
+import { publicVersionIdOf } from './version-ids';
 
 /** The block reference a committed version holds on each of its blocks. */
 export const versionRef = (vid: string) => `v:${vid}`;
@@ -13,9 +13,6 @@ export function blockRefs(blocks: BlockEntry[]): BlockRef[] {
 }
 
 /** The S3 version id of a row: 'null' for a null version, else the encoded vid. */
-export function versionIdOf(row: { isNull: boolean; vid: string }): string {
-  return row.isNull ? NULL_VERSION_ID : encodeId(row.vid);
-}
 
 /** The headers stored with a version, as the API shows them. */
 export function objectMetaOf(m: VersionMetaRow | undefined, storageClass: string): ObjectMeta {
@@ -86,7 +83,7 @@ export function toObjectVersion(bucket: string, key: string, row: VersionRow, is
   return {
     bucket,
     key,
-    versionId: versionIdOf(row),
+    versionId: publicVersionIdOf(row),
     isLatest,
     isDeleteMarker: row.isDeleteMarker,
     size: row.size,

@@ -12,9 +12,9 @@ import {
 } from '@ostore/lifecycle/rules';
 import type { BucketRow, VersionRow } from '@ostore/metastore/data-access';
 import type { Clock } from '@ostore/shared/clock';
-import { decodeId, NULL_VERSION_ID } from '../version-ids';
+import { decodeId, NULL_VERSION_ID, publicVersionIdOf } from '../version-ids';
 import type { KeyRead, LifecycleStore, PreparedTransition } from './lifecycle-store';
-import { GroupView, versionGroupOf, versionIdOfRow } from './version-group';
+import { GroupView, versionGroupOf } from './version-group';
 
 /** What the applier can do to a key; the engine's four version actions plus aborting an upload. */
 export type LifecycleApplyAction = LifecycleActionKind | 'abort-upload';
@@ -194,7 +194,7 @@ export class LifecycleApplier {
       const view = await this.view(bucket, target.key, read, targetVid, config);
       const row = targetRow(view, targetVid);
       if (!row) return skip('version-gone');
-      const wanted = versionIdOfRow(row);
+      const wanted = publicVersionIdOf(row);
       const action = evaluateObject(config, view.group, this.clock.now(), this.settings.timing).find(
         (a) => a.versionId === wanted,
       );
@@ -370,7 +370,7 @@ export class LifecycleApplier {
         for (const stale of rows.filter((r) => r.isNull).slice(1)) await this.store.removeVersion(bucket, stale);
       } else await this.store.convergeNulls(bucket, key);
     }
-    return versionIdOfRow(marker);
+    return publicVersionIdOf(marker);
   }
 }
 

@@ -1,6 +1,6 @@
 import type { BucketVersioning, ObjectVersion, VersionGroup } from '@ostore/lifecycle/rules';
 import type { VersionRow } from '@ostore/metastore/data-access';
-import { encodeId, NULL_VERSION_ID } from '../version-ids';
+import { publicVersionIdOf } from '../version-ids';
 
 /** The key's rows as S3 shows them, in the rule engine's terms. */
 export interface GroupView {
@@ -11,11 +11,6 @@ export interface GroupView {
   visible: VersionRow[];
   /** Null rows below the newest null row: replaced, awaiting convergence, never shown. */
   staleNulls: VersionRow[];
-}
-
-/** The S3 version id of a row ('null' for null versions). */
-export function versionIdOfRow(row: { isNull: boolean; vid: string }): string {
-  return row.isNull ? NULL_VERSION_ID : encodeId(row.vid);
 }
 
 /**
@@ -49,7 +44,7 @@ export function versionGroupOf(
   const newest = all[0];
   const current = newest && !newest.isGhost ? newest : undefined;
   const versions: ObjectVersion[] = visible.map((r) => ({
-    versionId: versionIdOfRow(r),
+    versionId: publicVersionIdOf(r),
     isLatest: r === current,
     isDeleteMarker: r.isDeleteMarker,
     size: r.isDeleteMarker ? 0 : r.size,

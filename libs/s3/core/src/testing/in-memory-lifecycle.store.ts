@@ -1,3 +1,4 @@
+import { encodeStoredLifecycle, type LifecycleConfiguration } from '@ostore/lifecycle/rules';
 import type { BlockEntry, BucketRow, UploadRow, VersionRow } from '@ostore/metastore/data-access';
 import type { Clock } from '@ostore/shared/clock';
 import type { AbortOutcome, ClaimOutcome, KeyRead, LifecycleStore, PreparedTransition, TransitionOutcome } from '../lifecycle/lifecycle-store';
@@ -52,7 +53,7 @@ export class InMemoryLifecycleStore implements LifecycleStore {
 
   constructor(private readonly clock: Clock) {}
 
-  addBucket(name: string, versioning: 'Unversioned' | 'Enabled' | 'Suspended', lifecycle?: unknown): BucketRow {
+  addBucket(name: string, versioning: 'Unversioned' | 'Enabled' | 'Suspended', lifecycle?: LifecycleConfiguration): BucketRow {
     const row: BucketRow = {
       name,
       bucketId: `00000000-0000-4000-8000-${String(this.buckets.size + 1).padStart(12, '0')}`,
@@ -62,7 +63,7 @@ export class InMemoryLifecycleStore implements LifecycleStore {
       location: '',
       versioning,
       acl: 'private',
-      lifecycle: lifecycle === undefined ? undefined : JSON.stringify(lifecycle),
+      lifecycle: lifecycle === undefined ? undefined : encodeStoredLifecycle(lifecycle),
       state: 'active',
     };
     this.buckets.set(name, row);

@@ -3,7 +3,7 @@ import type { BucketRow } from '@ostore/metastore/data-access';
 import { FakeClock } from '@ostore/shared/clock/testing';
 import { InMemoryLifecycleStore } from '../../testing/in-memory-lifecycle.store';
 import { LifecycleApplier } from '../lifecycle-applier';
-import { versionIdOfRow } from '../version-group';
+import { publicVersionIdOf } from '../../version-ids';
 
 /** Shared by the LifecycleApplier specs: rule builders and an applier over the in-memory store. */
 export const DAY_MS = 1000;
@@ -43,5 +43,5 @@ export const target = (bucket: BucketRow, key: string, row: { isNull: boolean; v
   bucketId: bucket.bucketId,
   bucket: bucket.name,
   key,
-  versionId: versionIdOfRow(row),
+  versionId: publicVersionIdOf(row),
 });
