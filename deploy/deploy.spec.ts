@@ -729,6 +729,98 @@ describe('runtime dependencies of the image', () => {
   });
 });
 
+describe('declared dependencies', () => {
+  /**
+   * The other direction of "imported means declared": a package in package.json that nothing
+   * uses is dead weight in every install (and, in `dependencies`, in the production image). A
+   * package counts as used when a source, spec, tool or config file imports or requires it
+   * (type-only imports included), or a package.json script runs one of its binaries or preloads
+   * it (`-r`). `@types/<name>` is used when `<name>` is (`@types/node`: when a builtin is).
+   */
+  const pkg = JSON.parse(read(join(ROOT, 'package.json')));
+  const declared: string[] = [...Object.keys(pkg.dependencies), ...Object.keys(pkg.devDependencies)];
+
+  /** Used, but not in a way the checks below can see. Every entry says how. */
+  const USED_OTHERWISE: Record<string, string> = {
+    '@nestjs/platform-express': 'loaded by @nestjs/core for NestFactory.create (checked above)',
+    rxjs: 'peer dependency of @nestjs/common and @nestjs/core',
+    '@swc/jest': "jest.config.js's transform (a string in a config object)",
+    '@nestjs/microservices':
+      "the queue transport (issue 9, in progress) builds on it: drop this entry once it is imported",
+    bloomfilter: 'the empty-directory cleanup (issue 11, in progress) uses it: drop this entry once it is imported',
+  };
+
+  const IGNORED_DIRS = new Set(['node_modules', 'dist', 'tmp', 'lint-fixtures']);
+  function codeFiles(dir: string, out: string[] = []): string[] {
+    for (const name of readdirSync(dir)) {
+      if (IGNORED_DIRS.has(name) || name.startsWith('.')) continue;
+      const p = join(dir, name);
+      if (statSync(p).isDirectory()) codeFiles(p, out);
+      else if (/\.(ts|js|mjs|cjs)$/.test(p)) out.push(p);
+    }
+    return out;
+  }
+
+  const imported = new Set<string>();
+  for (const file of codeFiles(ROOT)) {
+    const text = read(file);
+    const specs = [
+      ...text.matchAll(/^\s*(?:import|export)\s+(?:[^'";]*?\sfrom\s+)?['"]([^'"]+)['"]/gm),
+      ...text.matchAll(/\b(?:require|import)\(\s*['"]([^'"]+)['"]\s*\)/g),
+    ].map((m) => m[1]);
+    for (const spec of specs) {
+      if (spec.startsWith('.') || spec.startsWith('/')) continue;
+      imported.add(spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]);
+    }
+  }
+  const scripts = Object.values(pkg.scripts as Record<string, string>).join('\n');
+  const words = new Set(scripts.split(/[\s;&|()"]+/));
+  const preloaded = new Set([...scripts.matchAll(/(?:^|\s)-r\s+(\S+)/g)].map((m) => m[1]));
+  const builtinUsed = [...imported].some((name) => name.startsWith('node:') || builtinModules.includes(name));
+
+  function binsOf(name: string): string[] {
+    const manifest = JSON.parse(read(join(ROOT, 'node_modules', name, 'package.json')));
+    if (typeof manifest.bin === 'string') return [manifest.name.split('/').pop()];
+    return Object.keys(manifest.bin ?? {});
+  }
+
+  function isUsed(name: string): boolean {
+    if (imported.has(name) || preloaded.has(name)) return true;
+    if (name.startsWith('@types/')) {
+      const typed = name.slice('@types/'.length);
+      return typed === 'node' ? builtinUsed : isUsed(typed);
+    }
+    return binsOf(name).some((bin) => words.has(bin));
+  }
+
+  it('finds uses of each kind (imports, script binaries, preloads, @types)', () => {
+    expect(['@nestjs/common', 'yaml', 'typescript', '@swc-node/register', '@types/jest'].map(isUsed)).toEqual([
+      true,
+      true,
+      true,
+      true,
+      true,
+    ]);
+    expect(isUsed('@nestjs/platform-express')).toBe(false); // hence its entry in USED_OTHERWISE
+  });
+
+  it('every declared package is used somewhere (or says in USED_OTHERWISE how it is)', () => {
+    const unused = declared.filter((name) => !(name in USED_OTHERWISE) && !isUsed(name));
+    expect(unused).toEqual([]);
+  });
+
+  it('USED_OTHERWISE names only declared packages that the checks cannot see', () => {
+    for (const name of Object.keys(USED_OTHERWISE)) {
+      expect([name, declared.includes(name), isUsed(name)]).toEqual([name, true, false]);
+    }
+  });
+
+  it('a package used only by specs and tools is a devDependency', () => {
+    expect(pkg.devDependencies['@aws-crypto/crc32c']).toBeDefined();
+    expect(pkg.dependencies['@aws-crypto/crc32c']).toBeUndefined();
+  });
+});
+
 describe('metric names in alerts and dashboards', () => {
   let allowed: (name: string) => boolean;
 
