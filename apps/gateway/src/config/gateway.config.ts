@@ -12,6 +12,14 @@ const schema = baseEnvSchema
     S3_DOMAINS: envVar.list('localhost,s3.local'),
     S3_MAX_CLOCK_SKEW_SECONDS: envVar.int(900, 1, 86400),
     S3_AUTH_CACHE_MS: envVar.int(5000, 0, 600000),
+    /** Longest wait for a request's headers once its connection has sent something. */
+    S3_HEADERS_TIMEOUT_MS: envVar.int(20_000, 100, 600_000),
+    /** A request whose body sends nothing for this long answers 400 RequestTimeout and loses its connection (AWS: ~20 s). */
+    S3_REQUEST_IDLE_TIMEOUT_MS: envVar.int(20_000, 100, 600_000),
+    /** How long an idle keep-alive connection is kept open between requests. */
+    S3_KEEP_ALIVE_TIMEOUT_MS: envVar.int(65_000, 100, 600_000),
+    /** Most simultaneous connections to the S3 port; further ones are closed at once. */
+    S3_MAX_CONNECTIONS: envVar.int(10_000, 1, 1_000_000),
     /** Bodies up to this size are stored inline in the metastore, not in blocks (0: never). */
     S3_INLINE_BODY_MAX_BYTES: envVar.int(64 * 1024, 0, 1024 * 1024),
     /** Inline bodies up to this size are stored in the version row itself: GET is one read. */
@@ -64,6 +72,8 @@ export interface GatewayConfig extends BaseConfig {
     domains: string[];
     maxClockSkewMs: number;
     authCacheMs: number;
+    /** Timeouts and the connection limit of the S3 listener (S3_*_TIMEOUT_MS, S3_MAX_CONNECTIONS). */
+    listener: { headersTimeoutMs: number; requestIdleTimeoutMs: number; keepAliveTimeoutMs: number; maxConnections: number };
     inlineBodyMaxBytes: number;
     rowBodyMaxBytes: number;
     bucketCacheMs: number;
@@ -87,6 +97,12 @@ export function loadGatewayConfig(env: Record<string, string | undefined> = proc
       domains: parsed.S3_DOMAINS.map((d) => d.toLowerCase()),
       maxClockSkewMs: parsed.S3_MAX_CLOCK_SKEW_SECONDS * 1000,
       authCacheMs: parsed.S3_AUTH_CACHE_MS,
+      listener: {
+        headersTimeoutMs: parsed.S3_HEADERS_TIMEOUT_MS,
+        requestIdleTimeoutMs: parsed.S3_REQUEST_IDLE_TIMEOUT_MS,
+        keepAliveTimeoutMs: parsed.S3_KEEP_ALIVE_TIMEOUT_MS,
+        maxConnections: parsed.S3_MAX_CONNECTIONS,
+      },
       inlineBodyMaxBytes: parsed.S3_INLINE_BODY_MAX_BYTES,
       rowBodyMaxBytes: parsed.S3_ROW_BODY_MAX_BYTES,
       bucketCacheMs: parsed.S3_BUCKET_CACHE_MS,

@@ -1,4 +1,4 @@
-import { createServer, IncomingMessage, Server, ServerResponse } from 'http';
+import { IncomingMessage, Server, ServerResponse } from 'http';
 import { randomBytes } from 'crypto';
 import { BeforeApplicationShutdown, Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { parseQueryString, S3Error } from '@ostore/s3/protocol';
@@ -11,6 +11,7 @@ import { errorBody, toS3Error } from './error-response';
 import { resolveOperation, unconfiguredSubresource } from './operations';
 import { S3_HANDLERS, S3Handler } from './s3-handler';
 import { S3Request } from './s3-request';
+import { createS3Listener, REQUEST_TIMEOUT_MESSAGE, watchBodyIdle } from './s3-listener';
 import { GATEWAY_CONFIG } from './tokens';
 
 /**
@@ -60,13 +61,7 @@ export class S3Server implements OnApplicationBootstrap, BeforeApplicationShutdo
   }
 
   async onApplicationBootstrap(): Promise<void> {
-    this.server = createServer({ requestTimeout: 0, headersTimeout: 60_000 }, (req, res) => void this.handle(req, res));
-    // Expect: 100-continue is answered only once the request is authenticated and authorized (a
-    // refused upload is refused before its body is sent); other Expect values are ignored, as S3
-    // does, instead of Node's default 417.
-    this.server.on('checkContinue', (req, res) => void this.handle(req, res));
-    this.server.on('checkExpectation', (req, res) => void this.handle(req, res));
-    this.server.keepAliveTimeout = 65_000;
+    this.server = createS3Listener(this.config.s3.listener, (req, res) => void this.handle(req, res));
     await new Promise<void>((resolve, reject) => {
       this.server!.once('error', reject);
       this.server!.listen(this.config.s3.port, this.config.s3.host, () => resolve());
@@ -100,6 +95,7 @@ export class S3Server implements OnApplicationBootstrap, BeforeApplicationShutdo
       return;
     }
     this.inflight.inc();
+    watchBodyIdle(raw, res, this.config.s3.listener.requestIdleTimeoutMs, () => this.stalled(req));
     // Bytes read from the socket (headers included); a 'data' listener here would start the body flowing too early.
     const socketReadAtStart = raw.socket.bytesRead;
     res.once('close', () => {
@@ -144,7 +140,19 @@ export class S3Server implements OnApplicationBootstrap, BeforeApplicationShutdo
     }
   }
 
-  private fail(req: S3Request, e: unknown): void {
+  /**
+   * The body sent nothing for the idle timeout: 400 RequestTimeout, then the connection is cut,
+   * which fails the handler's read of the body and releases what it buffered.
+   */
+  private stalled(req: S3Request): void {
+    if (req.res.headersSent) {
+      req.raw.destroy();
+      return;
+    }
+    this.fail(req, new S3Error('RequestTimeout', REQUEST_TIMEOUT_MESSAGE), () => req.raw.destroy());
+  }
+
+  private fail(req: S3Request, e: unknown, afterSent?: () => void): void {
     const err = toS3Error(e);
     if (err.httpStatus >= 500) {
       this.log.error('request failed', { requestId: req.requestId, operation: req.operation, err: (err.cause as Error) ?? err });
@@ -170,8 +178,8 @@ export class S3Server implements OnApplicationBootstrap, BeforeApplicationShutdo
     // An unread request body would be misread as the next request: close the connection instead.
     if (bodyUnread) headers['Connection'] = 'close';
     res.writeHead(err.httpStatus, headers);
-    res.end(body);
-    if (bodyUnread) req.raw.resume();
+    res.end(body, afterSent);
+    if (bodyUnread && !afterSent) req.raw.resume();
   }
 }
 
