@@ -11,6 +11,7 @@ import { errorBody, toS3Error } from './error-response';
 import { resolveOperation, unconfiguredSubresource } from './operations';
 import { S3_HANDLERS, S3Handler } from './s3-handler';
 import { S3Request } from './s3-request';
+import { checkRequest } from './request-checks';
 import { createS3Listener, REQUEST_TIMEOUT_MESSAGE, watchBodyIdle } from './s3-listener';
 import { GATEWAY_CONFIG } from './tokens';
 
@@ -133,6 +134,7 @@ export class S3Server implements OnApplicationBootstrap, BeforeApplicationShutdo
       const handler = this.handlers.get(operation);
       if (!handler) throw new S3Error('NotImplemented', `${operation} is not implemented`);
       await this.access.authorize(req, handler.access);
+      checkRequest(req);
       if (/^\s*100-continue\s*$/i.test(raw.headers.expect ?? '')) res.writeContinue();
       await handler.handle(req);
     } catch (e) {
