@@ -1,52 +1,12 @@
-import net from 'net';
 import { CreateBucketCommand, HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { SignatureV4 } from '@smithy/signature-v4';
-import { Sha256 } from '@aws-crypto/sha256-js';
 import { GatewayUnderTest, startGateway, waitFor } from '@ostore/testing';
+import { RawConnection, requestHead, signedHeaders } from './raw-connection';
 import { errorCode, s3Error } from './s3-test-helpers';
 
 const IDLE_MS = 1000;
 const HEADERS_MS = 1000;
 const KEEP_ALIVE_MS = 1000;
 const MAX_CONNECTIONS = 8;
-
-/** A raw TCP connection to the gateway that records what it receives and when it closes. */
-class RawConnection {
-  readonly socket: net.Socket;
-  received = '';
-  closed = false;
-
-  constructor(endpoint: string) {
-    const url = new URL(endpoint);
-    this.socket = net.connect(Number(url.port), url.hostname);
-    this.socket.setEncoding('latin1');
-    this.socket.on('data', (d: string) => (this.received += d));
-    this.socket.on('error', () => undefined);
-    this.socket.on('close', () => (this.closed = true));
-  }
-
-  async connected(): Promise<this> {
-    if (!this.socket.connecting) return this;
-    await new Promise((resolve, reject) => this.socket.once('connect', resolve).once('error', reject));
-    return this;
-  }
-
-  /** Resolves once the server has closed the connection (fails after `ms`). */
-  async closedWithin(ms: number): Promise<void> {
-    await waitFor('the server closes the connection', async () => (this.closed ? true : undefined), ms);
-  }
-}
-
-async function signedHeaders(gw: GatewayUnderTest, method: string, path: string, headers: Record<string, string>): Promise<Record<string, string>> {
-  const url = new URL(gw.endpoint);
-  const signer = new SignatureV4({ credentials: gw.credentials, region: 'us-east-1', service: 's3', sha256: Sha256, uriEscapePath: false });
-  const signed = await signer.sign({ method, protocol: 'http:', hostname: url.hostname, port: Number(url.port), path, headers: { host: url.host, ...headers } });
-  return signed.headers;
-}
-
-function requestHead(method: string, path: string, headers: Record<string, string>): string {
-  return `${method} ${path} HTTP/1.1\r\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('')}\r\n`;
-}
 
 /**
  * The S3 port's timeouts and connection limit (set short here): a stalled body answers 400

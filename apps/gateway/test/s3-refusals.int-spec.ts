@@ -3,19 +3,24 @@ import {
   CopyObjectCommand,
   CreateBucketCommand,
   CreateMultipartUploadCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
   ListObjectsV2Command,
   PutObjectCommand,
   S3Client,
   UploadPartCommand,
 } from '@aws-sdk/client-s3';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { GatewayUnderTest, startGateway } from '@ostore/testing';
-import { s3Error } from './s3-test-helpers';
+import { RawConnection, requestHead, signedHeaders } from './raw-connection';
+import { bodyText, errorCode, s3Error } from './s3-test-helpers';
 
 const SSE_C = { SSECustomerAlgorithm: 'AES256', SSECustomerKey: randomBytes(32).toString('base64') };
 
 /**
  * What the gateway cannot do it refuses with S3's error instead of ignoring: encryption and
- * Object Lock headers. Nothing is stored by a refused request.
+ * Object Lock headers, an object over 5 GiB, a malformed URI, a
+ * response override that could not be a header. Nothing is stored by a refused request.
  */
 describe('honest refusals', () => {
   let gw: GatewayUnderTest;
@@ -61,6 +66,41 @@ describe('honest refusals', () => {
       expect((await s3Error(s3.send(new CreateMultipartUploadCommand({ Bucket, Key: 'locked', ...lock })))).name).toBe('InvalidRequest');
       expect((await s3Error(s3.send(new CopyObjectCommand({ Bucket, Key: 'locked', CopySource: `${Bucket}/plain`, ...lock })))).name).toBe('InvalidRequest');
       expect(await stored('locked')).toBe(0);
+    });
+  });
+
+  describe('limits', () => {
+    it('a PutObject announcing more than 5 GiB is EntityTooLarge before any of its body is sent', async () => {
+      const path = `/${Bucket}/huge`;
+      const headers = await signedHeaders(gw, 'PUT', path, { 'x-amz-content-sha256': 'UNSIGNED-PAYLOAD', 'content-length': String(6 * 1024 ** 3) });
+      const c = await new RawConnection(gw.endpoint).connected();
+      c.socket.write(requestHead('PUT', path, headers));
+      await c.closedWithin(10_000);
+      expect(c.received).toMatch(/^HTTP\/1\.1 400 /);
+      expect(errorCode(c.received)).toBe('EntityTooLarge');
+      expect(c.received).toContain('<MaxSizeAllowed>5368709120</MaxSizeAllowed>');
+    });
+
+    it.each(['%FF', '%zz', 'a%'])('a key with invalid percent-encoding (%s) is InvalidURI', async (bad) => {
+      const signed = await signedHeaders(gw, 'GET', `/${Bucket}/${bad}`, { 'x-amz-content-sha256': 'UNSIGNED-PAYLOAD' });
+      for (const headers of [{}, Object.fromEntries(Object.entries(signed).filter(([k]) => k !== 'host'))]) {
+        const res = await fetch(`${gw.endpoint}/${Bucket}/${bad}`, { headers });
+        expect(res.status).toBe(400);
+        expect(errorCode(await res.text())).toBe('InvalidURI');
+      }
+    });
+
+    it('a presigned response-content-type (or other override) with CR/LF is InvalidArgument, not a server error', async () => {
+      for (const override of [{ ResponseContentType: 'text/html\r\nSet-Cookie: a=b' }, { ResponseContentDisposition: 'attachment\nx' }]) {
+        const url = await getSignedUrl(s3, new GetObjectCommand({ Bucket, Key: 'plain', ...override }), { expiresIn: 60 });
+        const res = await fetch(url);
+        expect(res.status).toBe(400);
+        expect(errorCode(await res.text())).toBe('InvalidArgument');
+      }
+      const fine = await s3.send(new GetObjectCommand({ Bucket, Key: 'plain', ResponseContentType: 'text/x-fine' }));
+      expect(fine.ContentType).toBe('text/x-fine');
+      expect(await bodyText(fine.Body)).toBe('plain text');
+      expect((await s3.send(new HeadObjectCommand({ Bucket, Key: 'plain' }))).ContentLength).toBe(10);
     });
   });
 });

@@ -1,5 +1,5 @@
 import { S3Error } from './errors';
-import { refuseUnsupportedHeaders } from './refusals';
+import { MAX_PUT_OBJECT_BYTES, refuseOversizedPut, refuseUnsupportedHeaders, validateResponseOverrides } from './refusals';
 
 function thrown(fn: () => unknown): S3Error | undefined {
   try {
@@ -41,5 +41,31 @@ describe(refuseUnsupportedHeaders.name, () => {
     expect(thrown(() => refuseUnsupportedHeaders('PutObject', { 'content-type': 'text/plain' }))).toBeUndefined();
     expect(thrown(() => refuseUnsupportedHeaders('GetObject', { 'x-amz-object-lock-mode': 'COMPLIANCE' }))).toBeUndefined();
     expect(thrown(() => refuseUnsupportedHeaders('CreateBucket', { 'x-amz-bucket-object-lock-enabled': 'false' }))).toBeUndefined();
+  });
+});
+
+describe(refuseOversizedPut.name, () => {
+  it('refuses more than 5 GiB announced by Content-Length or x-amz-decoded-content-length', () => {
+    expect(thrown(() => refuseOversizedPut({ 'content-length': String(MAX_PUT_OBJECT_BYTES + 1) }))).toMatchObject({
+      code: 'EntityTooLarge',
+      extra: { ProposedSize: String(MAX_PUT_OBJECT_BYTES + 1), MaxSizeAllowed: String(MAX_PUT_OBJECT_BYTES) },
+    });
+    expect(thrown(() => refuseOversizedPut({ 'content-length': '100', 'x-amz-decoded-content-length': String(6 * 1024 ** 3) }))).toMatchObject({ code: 'EntityTooLarge' });
+  });
+
+  it('lets exactly 5 GiB, absent and malformed lengths through (the handler judges those)', () => {
+    expect(thrown(() => refuseOversizedPut({ 'content-length': String(MAX_PUT_OBJECT_BYTES) }))).toBeUndefined();
+    expect(thrown(() => refuseOversizedPut({}))).toBeUndefined();
+    expect(thrown(() => refuseOversizedPut({ 'content-length': 'lots' }))).toBeUndefined();
+  });
+});
+
+describe(validateResponseOverrides.name, () => {
+  it.each(['text/html\r\nSet-Cookie: a=b', 'a\nb', 'a\u0000b', 'caf\u20ac'])('refuses response-content-type %j as InvalidArgument', (value) => {
+    expect(thrown(() => validateResponseOverrides([['response-content-type', value]]))).toMatchObject({ code: 'InvalidArgument', extra: { ArgumentName: 'response-content-type' } });
+  });
+
+  it('accepts ordinary values, tabs and Latin-1, and ignores other parameters', () => {
+    expect(thrown(() => validateResponseOverrides([['response-content-disposition', 'attachment;\tfilename="caf\u00e9.txt"'], ['prefix', 'a\r\nb']]))).toBeUndefined();
   });
 });

@@ -3,8 +3,12 @@ import { HttpHeaders, headerValue } from './headers';
 
 /**
  * Honest refusals: request headers that ask for something this store does not do (server-side
- * encryption, Object Lock) are refused with S3's error instead of being ignored.
+ * encryption, Object Lock) are refused with S3's error instead of being ignored, and limits S3
+ * checks before reading a body (object size) or a header value it echoes (response overrides).
  */
+
+/** The largest body one PutObject may carry (S3: 5 GiB); larger objects need a multipart upload. */
+export const MAX_PUT_OBJECT_BYTES = 5 * 1024 ** 3;
 
 /** Operations whose headers may ask for server-side encryption of what they store. */
 const SSE_OPERATIONS = new Set(['PutObject', 'CopyObject', 'CreateMultipartUpload']);
@@ -69,5 +73,45 @@ export function refuseUnsupportedHeaders(operation: string, headers: HttpHeaders
   }
   if (OBJECT_LOCK_OPERATIONS.has(operation) && OBJECT_LOCK_HEADERS.some(present)) {
     throw new S3Error('InvalidRequest', 'Bucket is missing Object Lock Configuration');
+  }
+}
+
+/**
+ * PutObject's announced size (x-amz-decoded-content-length of an aws-chunked body, else
+ * Content-Length) above 5 GiB is EntityTooLarge, answered before any of the body is read.
+ */
+export function refuseOversizedPut(headers: HttpHeaders): void {
+  const announced = headerValue(headers, 'x-amz-decoded-content-length') ?? headerValue(headers, 'content-length');
+  if (announced === undefined || !/^\d+$/.test(announced.trim())) return; // malformed or absent: the handler's checks
+  const size = Number(announced);
+  if (size > MAX_PUT_OBJECT_BYTES) {
+    throw new S3Error('EntityTooLarge', undefined, { extra: { ProposedSize: announced.trim(), MaxSizeAllowed: String(MAX_PUT_OBJECT_BYTES) } });
+  }
+}
+
+/** The query parameters of GetObject/HeadObject that override a response header. */
+export const RESPONSE_OVERRIDE_PARAMS = [
+  'response-content-type',
+  'response-content-language',
+  'response-expires',
+  'response-cache-control',
+  'response-content-disposition',
+  'response-content-encoding',
+];
+
+/** Characters a header value may not carry (CR, LF, NUL and other controls but TAB). */
+const NOT_IN_HEADER_VALUE = /[\u0000-\u0008\u000a-\u001f\u007f]|[^\u0000-\u00ff]/;
+
+/**
+ * A response-* override is echoed as a response header: one that could not be a header value
+ * (CR/LF, controls, characters beyond Latin-1) is InvalidArgument, never a broken response.
+ */
+export function validateResponseOverrides(query: [string, string][]): void {
+  for (const [name, value] of query) {
+    if (RESPONSE_OVERRIDE_PARAMS.includes(name) && NOT_IN_HEADER_VALUE.test(value)) {
+      throw new S3Error('InvalidArgument', `Invalid value for the ${name} parameter: a header value may not contain control characters`, {
+        extra: { ArgumentName: name, ArgumentValue: value },
+      });
+    }
   }
 }
