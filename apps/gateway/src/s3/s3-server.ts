@@ -4,7 +4,7 @@ import { BeforeApplicationShutdown, Inject, Injectable, OnApplicationBootstrap }
 import { parseQueryString, S3Error } from '@ostore/s3/protocol';
 import { ContextLogger, JsonLogger, MetricsRegistry } from '@ostore/shared/observability';
 import type { GatewayConfig } from '../config/gateway.config';
-import { AccessControl } from './access';
+import { AccessControl, concealExistence } from './access';
 import { resolveAddressing } from './addressing';
 import { Authenticator } from './authenticator';
 import { errorBody, toS3Error } from './error-response';
@@ -138,7 +138,7 @@ export class S3Server implements OnApplicationBootstrap, BeforeApplicationShutdo
       if (/^\s*100-continue\s*$/i.test(raw.headers.expect ?? '')) res.writeContinue();
       await handler.handle(req);
     } catch (e) {
-      this.fail(req, e);
+      this.fail(req, req.concealsExistence ? concealExistence(e) : e);
     }
   }
 
