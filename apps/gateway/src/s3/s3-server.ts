@@ -4,6 +4,7 @@ import { BeforeApplicationShutdown, Inject, Injectable, OnApplicationBootstrap }
 import { parseQueryString, S3Error } from '@ostore/s3/protocol';
 import { ContextLogger, JsonLogger, MetricsRegistry } from '@ostore/shared/observability';
 import type { GatewayConfig } from '../config/gateway.config';
+import { closeGracefully, listen } from '../http-listen';
 import { AccessControl, concealExistence } from './access';
 import { resolveAddressing } from './addressing';
 import { Authenticator } from './authenticator';
@@ -63,20 +64,14 @@ export class S3Server implements OnApplicationBootstrap, BeforeApplicationShutdo
 
   async onApplicationBootstrap(): Promise<void> {
     this.server = createS3Listener(this.config.s3.listener, (req, res) => void this.handle(req, res));
-    await new Promise<void>((resolve, reject) => {
-      this.server!.once('error', reject);
-      this.server!.listen(this.config.s3.port, this.config.s3.host, () => resolve());
-    });
+    await listen(this.server, this.config.s3.port, this.config.s3.host);
     this.log.info('S3 endpoint listening', { host: this.config.s3.host, port: this.config.s3.port });
   }
 
   async beforeApplicationShutdown(): Promise<void> {
     const server = this.server;
     if (!server) return;
-    await new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeIdleConnections();
-    });
+    await closeGracefully(server);
     this.log.info('S3 endpoint closed');
   }
 
