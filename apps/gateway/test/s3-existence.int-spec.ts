@@ -12,7 +12,7 @@ import {
   CreateMultipartUploadCommand,
 } from '@aws-sdk/client-s3';
 import { GatewayUnderTest, startGateway } from '@ostore/testing';
-import { s3Error } from './s3-test-helpers';
+import { createUser, s3Error } from './s3-test-helpers';
 
 /**
  * A caller who may not list a private bucket learns nothing about which keys exist in it: every
@@ -29,13 +29,7 @@ describe('no existence leak to callers who may not list the bucket', () => {
   beforeAll(async () => {
     gw = await startGateway('existence');
     owner = gw.client();
-    const res = await fetch(`${gw.managementUrl}/admin/users`, {
-      method: 'POST',
-      headers: { Authorization: `Bearer ${gw.adminToken}`, 'Content-Type': 'application/json' },
-      body: JSON.stringify({ id: 'eve', displayName: 'Eve' }),
-    });
-    const { accessKey } = (await res.json()) as { accessKey: { accessKeyId: string; secretAccessKey: string } };
-    other = gw.client(accessKey);
+    other = gw.client(await createUser(gw, 'eve', 'Eve'));
     await owner.send(new CreateBucketCommand({ Bucket }));
     await owner.send(new PutBucketVersioningCommand({ Bucket, VersioningConfiguration: { Status: 'Enabled' } }));
     await owner.send(new PutObjectCommand({ Bucket, Key: 'exists', Body: 'hidden' }));
