@@ -1,6 +1,6 @@
 import { createServer, IncomingMessage, Server, ServerResponse } from 'http';
 import type { Socket } from 'net';
-import { renderErrorXml } from '@ostore/s3/protocol';
+import { renderErrorXml, S3Error } from '@ostore/s3/protocol';
 import type { GatewayConfig } from '../config/gateway.config';
 
 export type ListenerLimits = GatewayConfig['s3']['listener'];
@@ -42,15 +42,12 @@ function answerClientError(err: NodeJS.ErrnoException, socket: Socket): void {
     return;
   }
   if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
-    const body = renderErrorXml({ code: 'RequestTimeout', message: REQUEST_TIMEOUT_MESSAGE });
+    const body = renderErrorXml({ code: 'RequestTimeout', message: new S3Error('RequestTimeout').message });
     socket.end(`HTTP/1.1 400 Bad Request\r\nContent-Type: application/xml\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
     return;
   }
   socket.end('HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
 }
-
-export const REQUEST_TIMEOUT_MESSAGE =
-  'Your socket connection to the server was not read from or written to within the timeout period. Idle connections will be closed.';
 
 /**
  * Calls `onIdle` when the request's body has sent nothing for `idleMs` (the socket's inactivity

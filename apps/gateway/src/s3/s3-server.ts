@@ -13,7 +13,7 @@ import { resolveOperation, unconfiguredSubresource } from './operations';
 import { S3_HANDLERS, S3Handler } from './s3-handler';
 import { S3Request } from './s3-request';
 import { checkRequest } from './request-checks';
-import { createS3Listener, REQUEST_TIMEOUT_MESSAGE, watchBodyIdle } from './s3-listener';
+import { createS3Listener, watchBodyIdle } from './s3-listener';
 import { GATEWAY_CONFIG } from './tokens';
 
 /**
@@ -146,7 +146,7 @@ export class S3Server implements OnApplicationBootstrap, BeforeApplicationShutdo
       req.raw.destroy();
       return;
     }
-    this.fail(req, new S3Error('RequestTimeout', REQUEST_TIMEOUT_MESSAGE), () => req.raw.destroy());
+    this.fail(req, new S3Error('RequestTimeout'), () => req.raw.destroy());
   }
 
   private fail(req: S3Request, e: unknown, afterSent?: () => void): void {
