@@ -8,6 +8,7 @@ import { BlockStorageModule } from '@ostore/storage/blocks';
 import { S3CoreModule } from '@ostore/s3/core';
 import { AdminController } from './admin/admin.controller';
 import { AdminTokenGuard } from './admin/admin.controller';
+import { AdminListener } from './admin/admin-listener';
 import { BootstrapUser } from './admin/bootstrap-user';
 import { GatewayConfig } from './config/gateway.config';
 import { S3Module } from './s3/s3.module';
@@ -47,7 +48,7 @@ export class AppModule {
         S3Module.register(config, core),
       ],
       controllers: [AdminController],
-      providers: [AdminTokenGuard, BootstrapUser],
+      providers: [AdminTokenGuard, AdminListener, BootstrapUser],
     };
   }
 }

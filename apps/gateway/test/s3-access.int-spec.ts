@@ -18,7 +18,7 @@ import { Sha256 } from '@aws-crypto/sha256-js';
 import { deriveSigningKey } from '@ostore/s3/protocol';
 import { encodeSignedChunkedBody } from '@ostore/s3/protocol/testing';
 import { GatewayUnderTest, startGateway } from '@ostore/testing';
-import { bodyText, errorCode, s3Error } from './s3-test-helpers';
+import { bodyText, createUser, errorCode, s3Error } from './s3-test-helpers';
 
 /** Sends a request to 127.0.0.1 with any Host header, signed for that host. */
 async function rawSigned(
@@ -83,13 +83,7 @@ describe('canned ACLs, virtual-host addressing and signed streaming uploads', ()
   beforeAll(async () => {
     gw = await startGateway('access', { S3_AUTH_CACHE_MS: '0' });
     owner = gw.client();
-    const res = await fetch(`${gw.managementUrl}/admin/users`, {
-      method: 'POST',
-      headers: { Authorization: `Bearer ${gw.adminToken}`, 'Content-Type': 'application/json' },
-      body: JSON.stringify({ id: 'mallory', displayName: 'Mallory' }),
-    });
-    const { accessKey } = (await res.json()) as { accessKey: { accessKeyId: string; secretAccessKey: string } };
-    other = gw.client(accessKey);
+    other = gw.client(await createUser(gw, 'mallory', 'Mallory'));
     await owner.send(new CreateBucketCommand({ Bucket: 'private-bucket' }));
     await owner.send(new PutObjectCommand({ Bucket: 'private-bucket', Key: 'secret', Body: 'hidden' }));
   });

@@ -1,4 +1,5 @@
 import { CreateBucketCommand, GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { GatewayUnderTest, startGateway } from '@ostore/testing';
 import { bodyText, errorCode, s3Error, signedRequest } from './s3-test-helpers';
 
@@ -46,6 +47,21 @@ describe('bad input', () => {
     const r = await signedRequest(gw.endpoint, { accessKeyId: gw.credentials.accessKeyId, secretAccessKey: 'wrong-secret-000000000000' }, 'GET', `/${Bucket}/keep`);
     expect(r.status).toBe(403);
     expect(errorCode(r.text)).toBe('SignatureDoesNotMatch');
+  });
+
+  it('a request signed for another region is AuthorizationHeaderMalformed naming the expected region', async () => {
+    const elsewhere = new S3Client({ endpoint: gw.endpoint, region: 'xx-fake-1', credentials: gw.credentials, forcePathStyle: true });
+    const err = await s3Error(elsewhere.send(new GetObjectCommand({ Bucket, Key: 'keep' })));
+    expect(err.name).toBe('AuthorizationHeaderMalformed');
+    expect(err.$metadata.httpStatusCode).toBe(400);
+    expect((err as unknown as { Region?: string }).Region).toBe('us-east-1');
+  });
+
+  it('a URL presigned for another region is AuthorizationQueryParametersError', async () => {
+    const elsewhere = new S3Client({ endpoint: gw.endpoint, region: 'xx-fake-1', credentials: gw.credentials, forcePathStyle: true });
+    const res = await fetch(await getSignedUrl(elsewhere, new GetObjectCommand({ Bucket, Key: 'keep' }), { expiresIn: 60 }));
+    expect(res.status).toBe(400);
+    expect(errorCode(await res.text())).toBe('AuthorizationQueryParametersError');
   });
 
   it('an unknown access key is InvalidAccessKeyId', async () => {

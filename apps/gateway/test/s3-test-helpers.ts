@@ -3,6 +3,7 @@ import { Sha256 } from '@aws-crypto/sha256-js';
 import { createHash } from 'crypto';
 import { S3ServiceException } from '@aws-sdk/client-s3';
 import type { Readable } from 'stream';
+import type { GatewayUnderTest } from '@ostore/testing';
 
 /** Resolves with the S3 error `p` fails with; fails the test when `p` succeeds. */
 export async function s3Error(p: Promise<unknown>): Promise<S3ServiceException> {
@@ -66,4 +67,15 @@ export async function signedRequest(
 /** The <Code> of an S3 XML error body. */
 export function errorCode(text: string): string | undefined {
   return /<Code>([^<]*)<\/Code>/.exec(text)?.[1];
+}
+
+/** Creates a user through the gateway's admin API and returns the access key generated for it. */
+export async function createUser(gw: GatewayUnderTest, id: string, displayName = id): Promise<{ accessKeyId: string; secretAccessKey: string }> {
+  const res = await fetch(`${gw.managementUrl}/admin/users`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${gw.adminToken}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ id, displayName }),
+  });
+  if (res.status !== 201) throw new Error(`creating user ${id}: ${res.status} ${await res.text()}`);
+  return ((await res.json()) as { accessKey: { accessKeyId: string; secretAccessKey: string } }).accessKey;
 }

@@ -14,27 +14,53 @@ import {
   UnauthorizedException,
   UseGuards,
 } from '@nestjs/common';
-import { timingSafeEqual } from 'crypto';
+import type { IncomingMessage } from 'http';
+import { createHash, timingSafeEqual } from 'crypto';
 import type { UsersService } from '@ostore/s3/core';
 import { S3DomainError, USERS_SERVICE } from '@ostore/s3/core';
 import { JsonLogger } from '@ostore/shared/observability';
 import { GATEWAY_CONFIG } from '../s3/tokens';
 import type { GatewayConfig } from '../config/gateway.config';
 
-/** The admin API has its own credentials: `Authorization: Bearer <ADMIN_TOKEN>`; without ADMIN_TOKEN it is off. */
+/** Equal tokens, compared in constant time (digests of equal length: not even the length leaks). */
+function sameToken(given: string, expected: string): boolean {
+  const digest = (t: string) => createHash('sha256').update(t).digest();
+  return timingSafeEqual(digest(given), digest(expected));
+}
+
+/**
+ * The admin API has its own credentials: `Authorization: Bearer <token>` (ADMIN_TOKEN or
+ * ADMIN_TOKEN_FILE), nothing else; without a token it is off. With ADMIN_PORT it answers only on
+ * its own listener (AdminListener), never on the management port.
+ */
 @Injectable()
 export class AdminTokenGuard implements CanActivate {
   constructor(@Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig) {}
 
   canActivate(context: ExecutionContext): boolean {
-    const token = this.config.adminToken;
-    if (!token) throw new NotFoundException('the admin API is disabled (set ADMIN_TOKEN)');
-    const header = context.switchToHttp().getRequest<{ headers: Record<string, string | undefined> }>().headers['authorization'] ?? '';
-    const given = Buffer.from(header.replace(/^Bearer\s+/i, ''));
-    const expected = Buffer.from(token);
-    if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw new UnauthorizedException('bad admin token');
+    const { token, port } = this.config.admin;
+    const request = context.switchToHttp().getRequest<IncomingMessage>();
+    if (port !== undefined && request.socket.localPort !== port) throw new NotFoundException('the admin API is served on its own port (ADMIN_PORT)');
+    if (!token) throw new NotFoundException('the admin API is disabled (set ADMIN_TOKEN or ADMIN_TOKEN_FILE)');
+    const bearer = /^Bearer +(\S+) *$/i.exec(request.headers['authorization'] ?? '');
+    if (!bearer || !sameToken(bearer[1], token)) throw new UnauthorizedException('bad admin token (send Authorization: Bearer <token>)');
     return true;
   }
+}
+
+const ACCESS_KEY_ID = /^[A-Za-z0-9]{16,128}$/;
+/** Secrets of 16 to 128 printable ASCII characters without spaces (AWS's are 40). */
+const SECRET_ACCESS_KEY = /^[\x21-\x7e]{16,128}$/;
+
+/** A key pair given by the caller: both or neither, each valid; undefined means "generate one". */
+function givenKeyPair(body: { accessKeyId?: unknown; secretAccessKey?: unknown } | undefined): { accessKeyId: string; secretAccessKey: string } | undefined {
+  const { accessKeyId, secretAccessKey } = body ?? {};
+  if (accessKeyId === undefined && secretAccessKey === undefined) return undefined;
+  if (accessKeyId === undefined || secretAccessKey === undefined) throw new BadRequestException('accessKeyId and secretAccessKey go together');
+  if (typeof accessKeyId !== 'string' || !ACCESS_KEY_ID.test(accessKeyId)) throw new BadRequestException('accessKeyId must be 16-128 letters or digits');
+  if (typeof secretAccessKey !== 'string' || !SECRET_ACCESS_KEY.test(secretAccessKey))
+    throw new BadRequestException('secretAccessKey must be 16-128 printable ASCII characters without spaces');
+  return { accessKeyId, secretAccessKey };
 }
 
 const USER_ID = /^[A-Za-z0-9._@-]{1,64}$/;
@@ -55,13 +81,9 @@ export class AdminController {
   @Post('users')
   async createUser(@Body() body: { id?: string; displayName?: string; accessKeyId?: string; secretAccessKey?: string }) {
     if (!body?.id || !USER_ID.test(body.id)) throw new BadRequestException('id must be 1-64 of A-Z a-z 0-9 . _ @ -');
-    if ((body.accessKeyId === undefined) !== (body.secretAccessKey === undefined)) {
-      throw new BadRequestException('accessKeyId and secretAccessKey go together');
-    }
+    const keyPair = givenKeyPair(body);
     const user = await this.call(() => this.users.createUser({ id: body.id!, displayName: body.displayName ?? body.id! }));
-    const key = await this.call(() =>
-      this.users.createAccessKey(user.id, body.accessKeyId ? { accessKeyId: body.accessKeyId, secretAccessKey: body.secretAccessKey! } : undefined),
-    );
+    const key = await this.call(() => this.users.createAccessKey(user.id, keyPair));
     this.log.info('user created', { userId: user.id, accessKeyId: key.accessKeyId });
     return { user, accessKey: key };
   }
@@ -86,9 +108,8 @@ export class AdminController {
 
   @Post('users/:id/keys')
   async createKey(@Param('id') id: string, @Body() body: { accessKeyId?: string; secretAccessKey?: string }) {
-    const key = await this.call(() =>
-      this.users.createAccessKey(id, body?.accessKeyId ? { accessKeyId: body.accessKeyId, secretAccessKey: body.secretAccessKey ?? '' } : undefined),
-    );
+    const keyPair = givenKeyPair(body);
+    const key = await this.call(() => this.users.createAccessKey(id, keyPair));
     this.log.info('access key created', { userId: id, accessKeyId: key.accessKeyId });
     return key;
   }

@@ -1,4 +1,4 @@
-import { parseAdminArgs } from './admin-cli';
+import { parseAdminArgs, unreachable } from './admin-cli';
 
 describe(parseAdminArgs.name, () => {
   it('maps commands to admin API calls', () => {
@@ -25,5 +25,12 @@ describe(parseAdminArgs.name, () => {
     [['user', 'create', 'a', '--display-name'], 'option --display-name needs a value'],
   ])('rejects %j with a precise message', (argv, message) => {
     expect(() => parseAdminArgs(argv as string[])).toThrow(message);
+  });
+});
+
+describe(unreachable.name, () => {
+  it('names the URL and the cause instead of "fetch failed"', () => {
+    const error = new TypeError('fetch failed', { cause: Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:9104'), { code: 'ECONNREFUSED' }) });
+    expect(unreachable('http://127.0.0.1:9104', error)).toMatch(/^cannot reach the gateway's admin API at http:\/\/127\.0\.0\.1:9104 \(ECONNREFUSED\)/);
   });
 });

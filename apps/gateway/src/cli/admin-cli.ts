@@ -8,7 +8,7 @@
  *   key list <userId>
  *   key disable <accessKeyId> | key enable <accessKeyId>
  *
- * Environment: OSTORE_ADMIN_URL (default http://127.0.0.1:9100), ADMIN_TOKEN.
+ * Environment: OSTORE_ADMIN_URL (default http://127.0.0.1:9100: the gateway's ADMIN_PORT when set), ADMIN_TOKEN.
  * Secrets are printed once, by the command that creates them.
  */
 import { exitOnConfigError } from '@ostore/shared/config';
@@ -75,6 +75,13 @@ export function parseAdminArgs(argv: string[]): CliRequest {
   }
 }
 
+/** Why the admin API could not be reached, in words (fetch itself only says "fetch failed"). */
+export function unreachable(url: string, error: unknown): string {
+  const cause = (error as { cause?: { code?: string; message?: string } })?.cause;
+  const why = cause?.code ?? cause?.message ?? (error as Error)?.message ?? String(error);
+  return `cannot reach the gateway's admin API at ${url} (${why}): is the gateway running, and is OSTORE_ADMIN_URL its admin address (ADMIN_HOST:ADMIN_PORT)?`;
+}
+
 async function main(): Promise<void> {
   let request: CliRequest;
   try {
@@ -89,11 +96,17 @@ async function main(): Promise<void> {
   } catch (e) {
     exitOnConfigError(e);
   }
-  const res = await fetch(`${config.url}${request.path}`, {
-    method: request.method,
-    headers: { Authorization: `Bearer ${config.token}`, 'Content-Type': 'application/json' },
-    body: request.body ? JSON.stringify(request.body) : undefined,
-  });
+  let res: Response;
+  try {
+    res = await fetch(`${config.url}${request.path}`, {
+      method: request.method,
+      headers: { Authorization: `Bearer ${config.token}`, 'Content-Type': 'application/json' },
+      body: request.body ? JSON.stringify(request.body) : undefined,
+    });
+  } catch (e) {
+    process.stderr.write(`admin: ${unreachable(config.url, e)}\n`);
+    process.exit(1);
+  }
   const text = await res.text();
   if (!res.ok) {
     let message = text;

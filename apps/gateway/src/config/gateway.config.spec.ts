@@ -1,3 +1,6 @@
+import { mkdtempSync, writeFileSync } from 'fs';
+import { tmpdir } from 'os';
+import { join } from 'path';
 import { ConfigError } from '@ostore/shared/config';
 import { loadGatewayConfig } from './gateway.config';
 
@@ -26,5 +29,19 @@ describe(loadGatewayConfig.name, () => {
     expect(problems).toMatch(/USAGE_DELTAS/);
     expect(problems).toMatch(/USAGE_LINGER_MS/);
     expect(problems).toMatch(/USAGE_BUFFER_MAX/);
+  });
+
+  it('reads the admin token from ADMIN_TOKEN_FILE, and serves the admin API on 127.0.0.1', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gw-config-'));
+    writeFileSync(join(dir, 'token'), 'a-token-from-a-file-0000\n');
+    expect(sut({ ADMIN_TOKEN_FILE: join(dir, 'token'), ADMIN_PORT: '9104' }).admin).toEqual({ token: 'a-token-from-a-file-0000', host: '127.0.0.1', port: 9104 });
+    expect(() => sut({ ADMIN_TOKEN_FILE: join(dir, 'missing') })).toThrow(/ADMIN_TOKEN_FILE: cannot read/);
+    expect(() => sut({ ADMIN_TOKEN: 'a-token-given-twice-000', ADMIN_TOKEN_FILE: join(dir, 'token') })).toThrow(/exclude each other/);
+    expect(() => sut({ ADMIN_PORT: '9100' })).toThrow(/MANAGEMENT_PORT/);
+  });
+
+  it('has short, configurable listener timeouts and a connection limit', () => {
+    expect(sut({}).s3.listener).toEqual({ headersTimeoutMs: 20_000, requestIdleTimeoutMs: 20_000, keepAliveTimeoutMs: 65_000, maxConnections: 10_000 });
+    expect(sut({ S3_REQUEST_IDLE_TIMEOUT_MS: '1500', S3_MAX_CONNECTIONS: '64' }).s3.listener).toMatchObject({ requestIdleTimeoutMs: 1500, maxConnections: 64 });
   });
 });

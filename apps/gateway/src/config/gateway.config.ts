@@ -1,6 +1,10 @@
-import { envVar, parseEnv, z } from '@ostore/shared/config';
+import { readFileSync } from 'fs';
+import { ConfigError, envVar, parseEnv, z } from '@ostore/shared/config';
 import { USAGE_DELTA_MODES, UsageConfig, usageConfigOf } from '@ostore/queue/data-access';
 import { BaseConfig, baseEnvSchema, toBaseConfig } from '@ostore/shared/runtime';
+
+/** An admin token: at least 16 characters. */
+const adminToken = z.string().min(16, 'must be at least 16 characters');
 
 const schema = baseEnvSchema
   .extend({
@@ -12,6 +16,14 @@ const schema = baseEnvSchema
     S3_DOMAINS: envVar.list('localhost,s3.local'),
     S3_MAX_CLOCK_SKEW_SECONDS: envVar.int(900, 1, 86400),
     S3_AUTH_CACHE_MS: envVar.int(5000, 0, 600000),
+    /** Longest wait for a request's headers once its connection has sent something. */
+    S3_HEADERS_TIMEOUT_MS: envVar.int(20_000, 100, 600_000),
+    /** A request whose body sends nothing for this long answers 400 RequestTimeout and loses its connection (AWS: ~20 s). */
+    S3_REQUEST_IDLE_TIMEOUT_MS: envVar.int(20_000, 100, 600_000),
+    /** How long an idle keep-alive connection is kept open between requests. */
+    S3_KEEP_ALIVE_TIMEOUT_MS: envVar.int(65_000, 100, 600_000),
+    /** Most simultaneous connections to the S3 port; further ones are closed at once. */
+    S3_MAX_CONNECTIONS: envVar.int(10_000, 1, 1_000_000),
     /** Bodies up to this size are stored inline in the metastore, not in blocks (0: never). */
     S3_INLINE_BODY_MAX_BYTES: envVar.int(64 * 1024, 0, 1024 * 1024),
     /** Inline bodies up to this size are stored in the version row itself: GET is one read. */
@@ -24,8 +36,14 @@ const schema = baseEnvSchema
     S3_BOOTSTRAP_USER: z.string().regex(/^[A-Za-z0-9._@-]{1,64}$/, 'must be 1-64 of A-Z a-z 0-9 . _ @ -').optional(),
     S3_BOOTSTRAP_ACCESS_KEY_ID: z.string().regex(/^[A-Za-z0-9]{16,128}$/, 'must be 16-128 letters or digits').optional(),
     S3_BOOTSTRAP_SECRET_ACCESS_KEY: z.string().min(16, 'must be at least 16 characters').optional(),
-    /** Bearer token of the admin HTTP API on the management port; the API is off without it. */
-    ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+    /** Bearer token of the admin HTTP API; the API is off without it (or ADMIN_TOKEN_FILE). */
+    ADMIN_TOKEN: adminToken.optional(),
+    /** A file holding the admin token (a mounted secret), instead of ADMIN_TOKEN. */
+    ADMIN_TOKEN_FILE: z.string().min(1).optional(),
+    /** Address of the admin API's own listener. */
+    ADMIN_HOST: envVar.string('127.0.0.1'),
+    /** Port of the admin API's own listener; unset, the admin API is served on the management port. */
+    ADMIN_PORT: z.coerce.number().int().min(1).max(65535).optional(),
     BLOCK_STORE: z.enum(['fs', 'cassandra']).default('fs'),
     BLOCK_STORE_DIR: envVar.string('.stack/blocks'),
     BLOCK_SIZE_BYTES: envVar.int(8 * 1024 * 1024, 64 * 1024, 64 * 1024 * 1024),
@@ -45,6 +63,12 @@ const schema = baseEnvSchema
     USAGE_BUFFER_MAX: envVar.int(50_000, 1, 10_000_000),
   })
   .superRefine((env, ctx) => {
+    if (env.ADMIN_PORT !== undefined && env.ADMIN_PORT === env.MANAGEMENT_PORT) {
+      ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['ADMIN_PORT'], message: 'must differ from MANAGEMENT_PORT' });
+    }
+    if (env.ADMIN_TOKEN !== undefined && env.ADMIN_TOKEN_FILE !== undefined) {
+      ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['ADMIN_TOKEN_FILE'], message: 'ADMIN_TOKEN and ADMIN_TOKEN_FILE exclude each other' });
+    }
     const set = [env.S3_BOOTSTRAP_USER, env.S3_BOOTSTRAP_ACCESS_KEY_ID, env.S3_BOOTSTRAP_SECRET_ACCESS_KEY].filter((v) => v !== undefined).length;
     if (set !== 0 && set !== 3) {
       ctx.addIssue({
@@ -64,13 +88,16 @@ export interface GatewayConfig extends BaseConfig {
     domains: string[];
     maxClockSkewMs: number;
     authCacheMs: number;
+    /** Timeouts and the connection limit of the S3 listener (S3_*_TIMEOUT_MS, S3_MAX_CONNECTIONS). */
+    listener: { headersTimeoutMs: number; requestIdleTimeoutMs: number; keepAliveTimeoutMs: number; maxConnections: number };
     inlineBodyMaxBytes: number;
     rowBodyMaxBytes: number;
     bucketCacheMs: number;
     folderCacheMs: number;
     bootstrap?: { user: string; accessKeyId: string; secretAccessKey: string };
   };
-  adminToken?: string;
+  /** The admin API: its token (none: the API is off) and its own listener (no port: the management port). */
+  admin: { token?: string; host: string; port?: number };
   blocks: { store: 'fs' | 'cassandra'; dir: string; coldDir: string; blockSize: number; gcIntervalMs: number; inFlightTtlSeconds: number; gcGraceMs: number };
   /** The usage delta publisher (USAGE_*); `sourceHost` is this host's name (the pod name). */
   usage: UsageConfig;
@@ -87,6 +114,12 @@ export function loadGatewayConfig(env: Record<string, string | undefined> = proc
       domains: parsed.S3_DOMAINS.map((d) => d.toLowerCase()),
       maxClockSkewMs: parsed.S3_MAX_CLOCK_SKEW_SECONDS * 1000,
       authCacheMs: parsed.S3_AUTH_CACHE_MS,
+      listener: {
+        headersTimeoutMs: parsed.S3_HEADERS_TIMEOUT_MS,
+        requestIdleTimeoutMs: parsed.S3_REQUEST_IDLE_TIMEOUT_MS,
+        keepAliveTimeoutMs: parsed.S3_KEEP_ALIVE_TIMEOUT_MS,
+        maxConnections: parsed.S3_MAX_CONNECTIONS,
+      },
       inlineBodyMaxBytes: parsed.S3_INLINE_BODY_MAX_BYTES,
       rowBodyMaxBytes: parsed.S3_ROW_BODY_MAX_BYTES,
       bucketCacheMs: parsed.S3_BUCKET_CACHE_MS,
@@ -96,7 +129,7 @@ export function loadGatewayConfig(env: Record<string, string | undefined> = proc
           ? { user: parsed.S3_BOOTSTRAP_USER, accessKeyId: parsed.S3_BOOTSTRAP_ACCESS_KEY_ID, secretAccessKey: parsed.S3_BOOTSTRAP_SECRET_ACCESS_KEY }
           : undefined,
     },
-    adminToken: parsed.ADMIN_TOKEN,
+    admin: { token: parsed.ADMIN_TOKEN ?? adminTokenFromFile(parsed.ADMIN_TOKEN_FILE), host: parsed.ADMIN_HOST, port: parsed.ADMIN_PORT },
     blocks: {
       store: parsed.BLOCK_STORE,
       dir: parsed.BLOCK_STORE_DIR,
@@ -108,4 +141,19 @@ export function loadGatewayConfig(env: Record<string, string | undefined> = proc
     },
     usage: usageConfigOf(parsed),
   };
+}
+
+/** The admin token kept in a file (a mounted secret); one trailing newline is not part of it. */
+function adminTokenFromFile(path: string | undefined): string | undefined {
+  if (path === undefined) return undefined;
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    throw new ConfigError([`ADMIN_TOKEN_FILE: cannot read ${path}: ${(e as Error).message}`]);
+  }
+  const token = text.replace(/\r?\n$/, '');
+  const checked = adminToken.safeParse(token);
+  if (!checked.success) throw new ConfigError([`ADMIN_TOKEN_FILE: the token in ${path} ${checked.error.issues[0].message}`]);
+  return token;
 }

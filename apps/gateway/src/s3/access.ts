@@ -1,11 +1,24 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { S3Error } from '@ostore/s3/protocol';
+import { parseCopySource, S3Error } from '@ostore/s3/protocol';
 import type { BucketsService, CannedAcl } from '@ostore/s3/core';
 import { BUCKETS_SERVICE } from './services';
 import type { AccessRule } from './s3-handler';
 import type { S3Request } from './s3-request';
 
 const denied = () => new S3Error('AccessDenied', 'Access Denied');
+
+/** Answers that tell whether a key or version exists (a delete marker's 405 carries its headers). */
+const EXISTENCE_CODES = new Set(['NoSuchKey', 'NoSuchVersion', 'MethodNotAllowed']);
+
+/**
+ * For a caller who may not list the bucket, S3 answers 403 whether the key exists or not: an
+ * error that would tell (404 NoSuchKey, NoSuchVersion, a delete marker's 405 with its headers)
+ * becomes a bare AccessDenied. Other errors pass unchanged.
+ */
+export function concealExistence(err: unknown): unknown {
+  const code = (err as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' && EXISTENCE_CODES.has(code) ? denied() : err;
+}
 
 /** Whether a canned ACL lets the principal read. */
 export function aclAllowsRead(acl: CannedAcl | undefined, authenticated: boolean): boolean {
@@ -15,7 +28,8 @@ export function aclAllowsRead(acl: CannedAcl | undefined, authenticated: boolean
 /**
  * Canned-ACL authorization. The bucket owner may do everything; others only what the bucket's
  * (or, for object reads, the object's) canned ACL grants. Object ACLs are checked by the GET/HEAD
- * handlers once they have the version in hand (`isObjectReadAllowed`).
+ * handlers once they have the version in hand (`isObjectReadAllowed`); for a caller who may not
+ * list the bucket, the answer then never tells whether the key exists (`concealsExistence`).
  */
 @Injectable()
 export class AccessControl {
@@ -30,6 +44,7 @@ export class AccessControl {
     if (!req.bucket) throw denied();
     const bucket = await this.buckets.get(req.bucket);
     req.bucketInfo = bucket;
+    if (rule === 'bucket-write' && req.header('x-amz-copy-source') !== undefined) req.concealsExistence = await this.mayNotListCopySource(req);
     if (user && user.id === bucket.owner.id) return;
     switch (rule) {
       case 'bucket-owner':
@@ -41,14 +56,36 @@ export class AccessControl {
         if (bucket.acl === 'public-read-write') return;
         throw denied();
       case 'object-read':
-        return; // decided by the handler from the object's ACL
+        // decided by the handler from the object's ACL; whether the key exists stays hidden
+        req.concealsExistence = !aclAllowsRead(bucket.acl, !!user);
+        return;
     }
   }
 
   /** For GET/HEAD object: owner of the bucket or object, or an object ACL that grants reading. */
   isObjectReadAllowed(req: S3Request, objectOwnerId: string, acl: CannedAcl | undefined): boolean {
+    return this.isCopySourceReadAllowed(req, req.bucketInfo?.owner.id, objectOwnerId, acl);
+  }
+
+  /**
+   * For CopyObject/UploadPartCopy: the owner of the source's bucket or object, or a source ACL
+   * that grants reading. The destination bucket the request addressed grants nothing here.
+   */
+  isCopySourceReadAllowed(req: S3Request, sourceBucketOwnerId: string | undefined, objectOwnerId: string, acl: CannedAcl | undefined): boolean {
     const user = req.owner;
-    if (user && (user.id === req.bucketInfo?.owner.id || user.id === objectOwnerId)) return true;
+    if (user && (user.id === sourceBucketOwnerId || user.id === objectOwnerId)) return true;
     return aclAllowsRead(acl, !!user);
+  }
+
+  /** Whether the caller may not list the copy source's bucket (then a missing source is 403, as on S3). */
+  private async mayNotListCopySource(req: S3Request): Promise<boolean> {
+    let sourceBucket;
+    try {
+      sourceBucket = await this.buckets.get(parseCopySource(req.header('x-amz-copy-source')!).bucket);
+    } catch {
+      return false; // a bad header or a missing bucket: the handler answers it
+    }
+    const user = req.owner;
+    return !(user && user.id === sourceBucket.owner.id) && !aclAllowsRead(sourceBucket.acl, !!user);
   }
 }

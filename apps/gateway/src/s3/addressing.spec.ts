@@ -28,3 +28,9 @@ describe(resolveAddressing.name, () => {
     expect(resolveAddressing('localhost:9000', '/', domains)).toEqual({ addressing: 'path' });
   });
 });
+
+describe('resolveAddressing with invalid percent-encoding', () => {
+  it.each(['/b/%FF', '/b/%zz', '/b/a%', '/%E0%A4/k'])('refuses %s as InvalidURI', (path) => {
+    expect(() => resolveAddressing('127.0.0.1', path, ['s3.local'])).toThrow(expect.objectContaining({ code: 'InvalidURI', httpStatus: 400 }));
+  });
+});

@@ -1,3 +1,5 @@
+import { S3Error } from '@ostore/s3/protocol';
+
 /** Where the bucket and key of a request come from. */
 export interface Addressed {
   bucket?: string;
@@ -26,10 +28,11 @@ export function resolveAddressing(host: string | undefined, rawPath: string, dom
   return { bucket: decode(path.slice(0, slash)), key: key === '' ? undefined : decode(key), addressing: 'path' };
 }
 
+/** A path segment percent-decoded once; invalid percent-encoding (`%zz`, `%FF` alone) is InvalidURI. */
 function decode(s: string): string {
   try {
     return decodeURIComponent(s);
   } catch {
-    return s;
+    throw new S3Error('InvalidURI', "Couldn't parse the specified URI.");
   }
 }

@@ -65,6 +65,7 @@ export class Authenticator {
     if (found.user.disabled) throw new S3Error('AccessDenied', 'Access Denied: the user is disabled');
     const verified = verifySigV4(parsed, signed, found.key.secretAccessKey, this.clock.now(), {
       maxSkewMs: this.config.s3.maxClockSkewMs,
+      region: this.config.s3.region,
     });
     req.principal = {
       kind: 'user',

@@ -16,6 +16,11 @@ export class S3Request {
   operation = 'Unknown';
   /** x-amz-decoded-content-length of an aws-chunked body. */
   decodedLength?: number;
+  /**
+   * Set by the access check when the caller may not list the bucket (or the copy source's): an
+   * answer telling whether a key exists becomes AccessDenied.
+   */
+  concealsExistence = false;
   /** The addressed bucket, once the access check has loaded it. */
   bucketInfo?: Bucket;
 

@@ -1,16 +1,19 @@
-import { createServer, IncomingMessage, Server, ServerResponse } from 'http';
+import { IncomingMessage, Server, ServerResponse } from 'http';
 import { randomBytes } from 'crypto';
 import { BeforeApplicationShutdown, Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { parseQueryString, S3Error } from '@ostore/s3/protocol';
 import { ContextLogger, JsonLogger, MetricsRegistry } from '@ostore/shared/observability';
 import type { GatewayConfig } from '../config/gateway.config';
-import { AccessControl } from './access';
+import { closeGracefully, listen } from '../http-listen';
+import { AccessControl, concealExistence } from './access';
 import { resolveAddressing } from './addressing';
 import { Authenticator } from './authenticator';
 import { errorBody, toS3Error } from './error-response';
 import { resolveOperation, unconfiguredSubresource } from './operations';
 import { S3_HANDLERS, S3Handler } from './s3-handler';
 import { S3Request } from './s3-request';
+import { checkRequest } from './request-checks';
+import { createS3Listener, watchBodyIdle } from './s3-listener';
 import { GATEWAY_CONFIG } from './tokens';
 
 /**
@@ -60,27 +63,15 @@ export class S3Server implements OnApplicationBootstrap, BeforeApplicationShutdo
   }
 
   async onApplicationBootstrap(): Promise<void> {
-    this.server = createServer({ requestTimeout: 0, headersTimeout: 60_000 }, (req, res) => void this.handle(req, res));
-    // Expect: 100-continue is answered only once the request is authenticated and authorized (a
-    // refused upload is refused before its body is sent); other Expect values are ignored, as S3
-    // does, instead of Node's default 417.
-    this.server.on('checkContinue', (req, res) => void this.handle(req, res));
-    this.server.on('checkExpectation', (req, res) => void this.handle(req, res));
-    this.server.keepAliveTimeout = 65_000;
-    await new Promise<void>((resolve, reject) => {
-      this.server!.once('error', reject);
-      this.server!.listen(this.config.s3.port, this.config.s3.host, () => resolve());
-    });
+    this.server = createS3Listener(this.config.s3.listener, (req, res) => void this.handle(req, res));
+    await listen(this.server, this.config.s3.port, this.config.s3.host);
     this.log.info('S3 endpoint listening', { host: this.config.s3.host, port: this.config.s3.port });
   }
 
   async beforeApplicationShutdown(): Promise<void> {
     const server = this.server;
     if (!server) return;
-    await new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeIdleConnections();
-    });
+    await closeGracefully(server);
     this.log.info('S3 endpoint closed');
   }
 
@@ -100,6 +91,7 @@ export class S3Server implements OnApplicationBootstrap, BeforeApplicationShutdo
       return;
     }
     this.inflight.inc();
+    watchBodyIdle(raw, res, this.config.s3.listener.requestIdleTimeoutMs, () => this.stalled(req));
     // Bytes read from the socket (headers included); a 'data' listener here would start the body flowing too early.
     const socketReadAtStart = raw.socket.bytesRead;
     // Bytes written likewise (headers included): getHeader() does not see headers given to writeHead().
@@ -139,14 +131,27 @@ export class S3Server implements OnApplicationBootstrap, BeforeApplicationShutdo
       const handler = this.handlers.get(operation);
       if (!handler) throw new S3Error('NotImplemented', `${operation} is not implemented`);
       await this.access.authorize(req, handler.access);
+      checkRequest(req);
       if (/^\s*100-continue\s*$/i.test(raw.headers.expect ?? '')) res.writeContinue();
       await handler.handle(req);
     } catch (e) {
-      this.fail(req, e);
+      this.fail(req, req.concealsExistence ? concealExistence(e) : e);
     }
   }
 
-  private fail(req: S3Request, e: unknown): void {
+  /**
+   * The body sent nothing for the idle timeout: 400 RequestTimeout, then the connection is cut,
+   * which fails the handler's read of the body and releases what it buffered.
+   */
+  private stalled(req: S3Request): void {
+    if (req.res.headersSent) {
+      req.raw.destroy();
+      return;
+    }
+    this.fail(req, new S3Error('RequestTimeout'), () => req.raw.destroy());
+  }
+
+  private fail(req: S3Request, e: unknown, afterSent?: () => void): void {
     const err = toS3Error(e);
     if (err.httpStatus >= 500) {
       this.log.error('request failed', { requestId: req.requestId, operation: req.operation, err: (err.cause as Error) ?? err });
@@ -172,8 +177,8 @@ export class S3Server implements OnApplicationBootstrap, BeforeApplicationShutdo
     // An unread request body would be misread as the next request: close the connection instead.
     if (bodyUnread) headers['Connection'] = 'close';
     res.writeHead(err.httpStatus, headers);
-    res.end(body);
-    if (bodyUnread) req.raw.resume();
+    res.end(body, afterSent);
+    if (bodyUnread && !afterSent) req.raw.resume();
   }
 }
 

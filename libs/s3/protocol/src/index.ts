@@ -6,3 +6,4 @@ export * from './checksums';
 export * from './xml';
 export * from './validation';
 export * from './http-semantics';
+export * from './refusals';

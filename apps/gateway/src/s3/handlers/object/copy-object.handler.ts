@@ -13,9 +13,7 @@ export async function checkCopySource(req: S3Request, buckets: BucketsService, o
   const source = parseCopySource(req.header('x-amz-copy-source')!);
   const sourceBucket = await buckets.get(source.bucket);
   const version = await objects.head(source.bucket, source.key, source.versionId);
-  const user = req.owner;
-  const allowed = (user && (user.id === sourceBucket.owner.id || user.id === version.owner.id)) || access.isObjectReadAllowed(req, version.owner.id, version.meta.acl);
-  if (!allowed) throw new S3Error('AccessDenied', 'Access Denied');
+  if (!access.isCopySourceReadAllowed(req, sourceBucket.owner.id, version.owner.id, version.meta.acl)) throw new S3Error('AccessDenied', 'Access Denied');
   const outcome = evaluateCopySourcePreconditions(
     {
       ifMatch: req.header('x-amz-copy-source-if-match'),

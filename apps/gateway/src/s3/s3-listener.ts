@@ -1,0 +1,63 @@
+import { createServer, IncomingMessage, Server, ServerResponse } from 'http';
+import type { Socket } from 'net';
+import { renderErrorXml, S3Error } from '@ostore/s3/protocol';
+import type { GatewayConfig } from '../config/gateway.config';
+
+export type ListenerLimits = GatewayConfig['s3']['listener'];
+
+/**
+ * The S3 port's HTTP server with its limits: a headers timeout, a keep-alive idle timeout and a
+ * connection limit. A whole request has no deadline (a 5 GiB upload may take long); a body that
+ * stalls is cut by the request idle timeout (`watchBodyIdle`). Every request, including those
+ * with an `Expect` header, goes to `handle`.
+ */
+export function createS3Listener(limits: ListenerLimits, handle: (req: IncomingMessage, res: ServerResponse) => void): Server {
+  const server = createServer(
+    {
+      requestTimeout: 0,
+      headersTimeout: limits.headersTimeoutMs,
+      // Node checks the headers timeout at this interval (30 s by default, longer than the timeout itself)
+      connectionsCheckingInterval: Math.max(50, Math.min(30_000, Math.floor(limits.headersTimeoutMs / 4))),
+    },
+    handle,
+  );
+  // Expect: 100-continue is answered only once the request is authenticated and authorized (a
+  // refused upload is refused before its body is sent); other Expect values are ignored, as S3
+  // does, instead of Node's default 417.
+  server.on('checkContinue', handle);
+  server.on('checkExpectation', handle);
+  server.keepAliveTimeout = limits.keepAliveTimeoutMs;
+  server.maxConnections = limits.maxConnections;
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => answerClientError(err, socket));
+  return server;
+}
+
+/**
+ * Headers that took too long answer S3's 400 RequestTimeout (Node would send a bare 408); other
+ * unparsable requests keep Node's 400. The connection is closed either way.
+ */
+function answerClientError(err: NodeJS.ErrnoException, socket: Socket): void {
+  if (!socket.writable || (socket as Socket & { _httpMessage?: unknown })._httpMessage) {
+    socket.destroy();
+    return;
+  }
+  if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+    const body = renderErrorXml({ code: 'RequestTimeout', message: new S3Error('RequestTimeout').message });
+    socket.end(`HTTP/1.1 400 Bad Request\r\nContent-Type: application/xml\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+    return;
+  }
+  socket.end('HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
+}
+
+/**
+ * Calls `onIdle` when the request's body has sent nothing for `idleMs` (the socket's inactivity
+ * timer, re-armed by every byte). Once the body is complete the timer only cuts a response the
+ * client stopped reading; a request waiting on the backend is left alone.
+ */
+export function watchBodyIdle(raw: IncomingMessage, res: ServerResponse, idleMs: number, onIdle: () => void): void {
+  // IncomingMessage emits 'timeout' only while its body is incomplete
+  raw.setTimeout(idleMs, onIdle);
+  res.on('timeout', (socket: Socket) => {
+    if (res.headersSent && socket.writableLength > 0) socket.destroy();
+  });
+}

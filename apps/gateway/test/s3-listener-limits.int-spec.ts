@@ -1,0 +1,107 @@
+import { CreateBucketCommand, HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { GatewayUnderTest, startGateway, waitFor } from '@ostore/testing';
+import { RawConnection, requestHead, signedHeaders } from './raw-connection';
+import { errorCode, s3Error } from './s3-test-helpers';
+
+const IDLE_MS = 1000;
+const HEADERS_MS = 1000;
+const KEEP_ALIVE_MS = 1000;
+const MAX_CONNECTIONS = 8;
+
+/**
+ * The S3 port's timeouts and connection limit (set short here): a stalled body answers 400
+ * RequestTimeout and loses its connection, slow headers and idle keep-alive connections are cut,
+ * and connections beyond the limit are refused.
+ */
+describe('S3 listener timeouts and limits', () => {
+  let gw: GatewayUnderTest;
+  let s3: S3Client;
+  const Bucket = 'limits';
+  const open: RawConnection[] = [];
+  const connect = async () => {
+    const c = await new RawConnection(gw.endpoint).connected();
+    open.push(c);
+    return c;
+  };
+  const inflight = async () => {
+    const text = await (await fetch(`${gw.managementUrl}/metrics`)).text();
+    return Number(/^ostore_s3_inflight_requests(?:\{[^}]*\})? (\d+)/m.exec(text)?.[1] ?? NaN);
+  };
+
+  beforeAll(async () => {
+    gw = await startGateway('limits', {
+      S3_REQUEST_IDLE_TIMEOUT_MS: String(IDLE_MS),
+      S3_HEADERS_TIMEOUT_MS: String(HEADERS_MS),
+      S3_KEEP_ALIVE_TIMEOUT_MS: String(KEEP_ALIVE_MS),
+      S3_MAX_CONNECTIONS: String(MAX_CONNECTIONS),
+    });
+    s3 = gw.client();
+    await s3.send(new CreateBucketCommand({ Bucket }));
+    s3.destroy(); // its keep-alive sockets would count against the connection limit
+  });
+  afterEach(() => {
+    for (const c of open.splice(0)) c.socket.destroy();
+  });
+  afterAll(() => gw?.stop());
+
+  it('a PUT whose body stalls answers 400 RequestTimeout, closes the connection and stores nothing', async () => {
+    const path = `/${Bucket}/stalled`;
+    const headers = await signedHeaders(gw, 'PUT', path, { 'x-amz-content-sha256': 'UNSIGNED-PAYLOAD', 'content-length': String(1024 * 1024) });
+    const c = await connect();
+    c.socket.write(requestHead('PUT', path, headers));
+    c.socket.write(Buffer.alloc(64 * 1024, 7));
+    await c.closedWithin(IDLE_MS + 10_000);
+    expect(c.received).toMatch(/^HTTP\/1\.1 400 /);
+    expect(errorCode(c.received)).toBe('RequestTimeout');
+    await waitFor('no request in flight', async () => ((await inflight()) === 0 ? true : undefined), 10_000);
+    const client = gw.client();
+    expect((await s3Error(client.send(new HeadObjectCommand({ Bucket, Key: 'stalled' })))).$metadata.httpStatusCode).toBe(404);
+    client.destroy();
+  });
+
+  it('a body that keeps trickling within the idle timeout is not cut', async () => {
+    const path = `/${Bucket}/trickled`;
+    const chunks = 4;
+    const headers = await signedHeaders(gw, 'PUT', path, { 'x-amz-content-sha256': 'UNSIGNED-PAYLOAD', 'content-length': String(chunks) });
+    const c = await connect();
+    c.socket.write(requestHead('PUT', path, headers));
+    for (let i = 0; i < chunks; i++) {
+      await new Promise((r) => setTimeout(r, IDLE_MS / 2));
+      c.socket.write('x');
+    }
+    await waitFor('the response', async () => (c.received.includes('\r\n\r\n') ? true : undefined), 10_000);
+    expect(c.received).toMatch(/^HTTP\/1\.1 200 /);
+  });
+
+  it('headers that never finish answer 400 RequestTimeout and the connection is closed', async () => {
+    const c = await connect();
+    c.socket.write(`GET /${Bucket}/x HTTP/1.1\r\nHost: 127.0.0.1\r\n`);
+    await c.closedWithin(HEADERS_MS + 10_000);
+    expect(c.received).toMatch(/^HTTP\/1\.1 400 /);
+    expect(errorCode(c.received)).toBe('RequestTimeout');
+  });
+
+  it('an idle keep-alive connection is closed after the keep-alive timeout', async () => {
+    const headers = await signedHeaders(gw, 'HEAD', `/${Bucket}`, { 'x-amz-content-sha256': 'UNSIGNED-PAYLOAD', connection: 'keep-alive' });
+    const c = await connect();
+    c.socket.write(requestHead('HEAD', `/${Bucket}`, headers));
+    await waitFor('the response', async () => (c.received.includes('\r\n\r\n') ? true : undefined), 10_000);
+    expect(c.received).toMatch(/^HTTP\/1\.1 200 /);
+    expect(c.closed).toBe(false);
+    await c.closedWithin(KEEP_ALIVE_MS + 10_000);
+  });
+
+  it('connections beyond the limit are closed at once, and capacity returns when they go', async () => {
+    const held = [];
+    for (let i = 0; i < MAX_CONNECTIONS; i++) held.push(await connect());
+    // the server accepts asynchronously: a connection past the limit is closed without an answer
+    const extra = await connect();
+    await extra.closedWithin(10_000);
+    expect(extra.received).toBe('');
+    for (const c of held) c.socket.destroy();
+    await waitFor('a connection is served again', async () => {
+      const res = await fetch(`${gw.endpoint}/${Bucket}/none`).catch(() => undefined);
+      return res ? (await res.text(), res.status === 403 ? true : undefined) : undefined;
+    }, 10_000);
+  });
+});
