@@ -1,70 +1,36 @@
-import { createHash, createHmac, timingSafeEqual } from 'crypto';
 import { S3Error, S3ErrorCode } from './errors';
-import { headerValue, HttpHeaders } from './headers';
+import { headerValue } from './headers';
+import {
+  buildCanonicalRequest,
+  cachedSigningKey,
+  formatAmzDate,
+  hmacSha256,
+  parseAmzDate,
+  sameSignature,
+  sha256Hex,
+} from './sigv4-signing';
+import {
+  DEFAULT_MAX_SKEW_MS,
+  MAX_PRESIGNED_EXPIRES_SECONDS,
+  ParsedSigV4,
+  SIGV4_ALGORITHM,
+  SigV4Request,
+  SigV4Verified,
+  STREAMING_SIGNED_PAYLOAD,
+  STREAMING_SIGNED_PAYLOAD_TRAILER,
+  STREAMING_UNSIGNED_PAYLOAD_TRAILER,
+  UNSIGNED_PAYLOAD,
+  VerifySigV4Options,
+} from './sigv4-types';
+
+export * from './sigv4-signing';
+export * from './sigv4-types';
 
 /**
  * AWS Signature Version 4 for S3: parsing of the `Authorization` header and of presigned query
  * parameters, and verification against the secret key.
  * https://docs.aws.amazon.com/AmazonS3/latest/API/sig-v4-authenticating-requests.html
  */
-
-/** What the verifier needs of an HTTP request. */
-export interface SigV4Request {
-  method: string;
-  /** The path exactly as sent, still percent-encoded, without the query string. */
-  rawPath: string;
-  /** Decoded query pairs in order (see {@link parseQueryString}). */
-  query: [string, string][];
-  /** Lower-case names. Pass repeated headers as arrays to get AWS's `a,b` joining. */
-  headers: HttpHeaders;
-}
-
-export const SIGV4_ALGORITHM = 'AWS4-HMAC-SHA256';
-export const UNSIGNED_PAYLOAD = 'UNSIGNED-PAYLOAD';
-export const STREAMING_SIGNED_PAYLOAD = 'STREAMING-AWS4-HMAC-SHA256-PAYLOAD';
-export const STREAMING_SIGNED_PAYLOAD_TRAILER = 'STREAMING-AWS4-HMAC-SHA256-PAYLOAD-TRAILER';
-export const STREAMING_UNSIGNED_PAYLOAD_TRAILER = 'STREAMING-UNSIGNED-PAYLOAD-TRAILER';
-export const EMPTY_SHA256 = 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855';
-/** Longest validity of a presigned URL: one week. */
-export const MAX_PRESIGNED_EXPIRES_SECONDS = 604_800;
-export const DEFAULT_MAX_SKEW_MS = 15 * 60 * 1000;
-
-export interface ParsedSigV4 {
-  kind: 'header' | 'query';
-  accessKeyId: string;
-  /** `yyyymmdd` of the credential scope. */
-  date: string;
-  region: string;
-  service: string;
-  signedHeaders: string[];
-  signature: string;
-  /** The request time as signed, `yyyymmddThhmmssZ`. */
-  amzDate: string;
-  requestTime: Date;
-  /** X-Amz-Expires of a presigned request. */
-  expiresSeconds?: number;
-  /** The payload hash that was signed: a hex SHA-256, `UNSIGNED-PAYLOAD` or a `STREAMING-*` marker. */
-  payloadHash: string;
-  /** X-Amz-Security-Token (temporary credentials), if sent. */
-  securityToken?: string;
-}
-
-export interface SigV4Verified {
-  /** kSigning, which also signs the chunks of a streaming upload. */
-  signingKey: Buffer;
-  /** The request signature: the first "previous signature" of a chunk chain. */
-  seedSignature: string;
-  /** `yyyymmdd/region/s3/aws4_request`. */
-  scope: string;
-  amzDate: string;
-}
-
-export interface VerifySigV4Options {
-  /** Largest accepted distance between the request time and `now`; 15 minutes as AWS. */
-  maxSkewMs?: number;
-  /** When set, a credential scoped to another region is rejected, as AWS does. */
-  region?: string;
-}
 
 const UNSUPPORTED_MECHANISM =
   'The authorization mechanism you have provided is not supported. Please use AWS4-HMAC-SHA256.';
@@ -78,7 +44,6 @@ const QUERY_AUTH_PARAMS = [
   'X-Amz-SignedHeaders',
   'X-Amz-Expires',
 ] as const;
-const AMZ_DATE = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/;
 const SIGNED_HEADER_NAME = /^[a-z0-9!#$%&'*+.^_`|~-]+$/;
 const SHA256_HEX = /^[0-9a-fA-F]{64}$/;
 
@@ -370,151 +335,6 @@ export function verifySigV4(
     });
   }
   return { signingKey, seedSignature: expected, scope, amzDate: parsed.amzDate };
-}
-
-/**
- * The canonical request as S3 computes it. The URI is the path exactly as sent: S3 neither
- * normalizes (`.`/`..`, `//`) nor re-encodes it, unlike other AWS services.
- */
-export function buildCanonicalRequest(
-  parsed: Pick<ParsedSigV4, 'kind' | 'signedHeaders' | 'payloadHash'>,
-  req: SigV4Request,
-): string {
-  const canonicalHeaders = parsed.signedHeaders
-    .map((name) => `${name}:${canonicalHeaderValue(req.headers[name])}\n`)
-    .join('');
-  return [
-    req.method.toUpperCase(),
-    req.rawPath === '' ? '/' : req.rawPath,
-    canonicalQueryString(req.query, parsed.kind === 'query'),
-    canonicalHeaders,
-    parsed.signedHeaders.join(';'),
-    parsed.payloadHash,
-  ].join('\n');
-}
-
-/**
- * Names and values URI-encoded (RFC 3986), sorted by name then value, byte order. For a
- * presigned request X-Amz-Signature is left out: it cannot sign itself.
- */
-export function canonicalQueryString(query: [string, string][], presigned: boolean): string {
-  return query
-    .filter(([name]) => !(presigned && name === 'X-Amz-Signature'))
-    .map(([name, value]) => [uriEncode(name), uriEncode(value)] as const)
-    .sort(([an, av], [bn, bv]) => (an < bn ? -1 : an > bn ? 1 : av < bv ? -1 : av > bv ? 1 : 0))
-    .map(([name, value]) => `${name}=${value}`)
-    .join('&');
-}
-
-/** Trimmed, inner whitespace runs collapsed to one space; repeated headers joined by `,`. */
-function canonicalHeaderValue(value: string | string[] | undefined): string {
-  const values = value === undefined ? [''] : Array.isArray(value) ? value : [value];
-  return values.map((v) => v.trim().replace(/\s+/g, ' ')).join(',');
-}
-
-/**
- * RFC 3986 percent-encoding of the UTF-8 bytes: everything but `A-Za-z0-9-_.~`, with upper-case
- * hex. A lone surrogate is encoded as U+FFFD, as Buffer does; it cannot occur in decoded UTF-8.
- */
-export function uriEncode(value: string): string {
-  if (/^[A-Za-z0-9\-_.~]*$/.test(value)) return value;
-  let out = '';
-  for (const byte of Buffer.from(value, 'utf8')) {
-    const ch = String.fromCharCode(byte);
-    out += /[A-Za-z0-9\-_.~]/.test(ch) ? ch : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
-  }
-  return out;
-}
-
-/**
- * Decodes a raw query string (without `?`) into pairs in order, as the gateway should before
- * calling {@link parseSigV4}: `+` is a space (form encoding, what S3 assumes), a name without
- * `=` has the empty value, and an invalid percent sequence is kept literally rather than rejected.
- */
-export function parseQueryString(raw: string): [string, string][] {
-  if (raw === '') return [];
-  return raw
-    .split('&')
-    .filter((pair) => pair !== '')
-    .map((pair) => {
-      const eq = pair.indexOf('=');
-      return eq < 0
-        ? [decodeQueryComponent(pair), '']
-        : [decodeQueryComponent(pair.slice(0, eq)), decodeQueryComponent(pair.slice(eq + 1))];
-    });
-}
-
-function decodeQueryComponent(text: string): string {
-  const spaced = text.replace(/\+/g, ' ');
-  try {
-    return decodeURIComponent(spaced);
-  } catch {
-    return spaced;
-  }
-}
-
-const signingKeys = new Map<string, Buffer>();
-const SIGNING_KEY_CACHE_LIMIT = 1024;
-
-/**
- * deriveSigningKey, remembered: the key depends only on (secret, day, region, service), so every
- * request of a client on one day shares it (four HMACs saved per request). Bounded, oldest dropped.
- */
-export function cachedSigningKey(secretAccessKey: string, date: string, region: string, service: string): Buffer {
-  const id = `${date}\u0000${region}\u0000${service}\u0000${secretAccessKey}`;
-  let key = signingKeys.get(id);
-  if (!key) {
-    key = deriveSigningKey(secretAccessKey, date, region, service);
-    if (signingKeys.size >= SIGNING_KEY_CACHE_LIMIT) signingKeys.delete(signingKeys.keys().next().value!);
-    signingKeys.set(id, key);
-  }
-  return key;
-}
-
-/** kSigning = HMAC chain over "AWS4"+secret, date, region, service, "aws4_request". */
-export function deriveSigningKey(
-  secretAccessKey: string,
-  date: string,
-  region: string,
-  service: string,
-): Buffer {
-  const kDate = hmacSha256(Buffer.from(`AWS4${secretAccessKey}`, 'utf8'), date);
-  const kRegion = hmacSha256(kDate, region);
-  const kService = hmacSha256(kRegion, service);
-  return hmacSha256(kService, 'aws4_request');
-}
-
-export function hmacSha256(key: Buffer, data: string | Buffer): Buffer {
-  return createHmac('sha256', key).update(data).digest();
-}
-
-export function sha256Hex(data: string | Buffer): string {
-  return createHash('sha256').update(data).digest('hex');
-}
-
-/** Constant-time comparison of a computed lower-case hex signature with the one provided. */
-export function sameSignature(expected: string, provided: string): boolean {
-  const a = Buffer.from(expected, 'utf8');
-  const b = Buffer.from(provided, 'utf8');
-  return a.length === b.length && timingSafeEqual(a, b);
-}
-
-/** `yyyymmddThhmmssZ` → Date, or undefined when malformed or not a real calendar time. */
-export function parseAmzDate(value: string): Date | undefined {
-  const m = AMZ_DATE.exec(value);
-  if (!m) return undefined;
-  const [, y, mo, d, h, mi, s] = m.map(Number);
-  const date = new Date(Date.UTC(y, mo - 1, d, h, mi, s));
-  return date.getUTCMonth() === mo - 1 && date.getUTCDate() === d && h < 24 && mi < 60 && s < 60
-    ? date
-    : undefined;
-}
-
-export function formatAmzDate(date: Date): string {
-  return date
-    .toISOString()
-    .replace(/[-:]/g, '')
-    .replace(/\.\d{3}/, '');
 }
 
 function queryValue(req: SigV4Request, name: string): string | undefined {
