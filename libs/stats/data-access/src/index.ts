@@ -1,0 +1,4 @@
+export * from './usage-event.store';
+export * from './usage-aggregate.store';
+export * from './usage-recorder';
+export * from './stats.metrics';

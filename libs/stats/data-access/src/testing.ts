@@ -1,0 +1,68 @@
+import { randomUUID } from 'crypto';
+import { MigrationRunner, migrations, parseReplication } from '@ostore/metastore/schema';
+import { UsageDelta } from '@ostore/queue/contracts';
+import { CassandraClient, createDriverClient } from '@ostore/shared/cassandra';
+import { Clock } from '@ostore/shared/clock';
+import { cassandraOptions, freshKeyspace } from '@ostore/testing';
+import { StatsMetrics } from './stats.metrics';
+import { UsageAggregateStore } from './usage-aggregate.store';
+import { UsageEventStore, UsageRetention } from './usage-event.store';
+import { UsageRecorder } from './usage-recorder';
+
+/** A usage delta with plausible defaults (a 1 KiB store of one object, now). */
+export function usageDelta(overrides: Partial<UsageDelta> = {}): UsageDelta {
+  return {
+    bucketId: '5f0c6a52-6a0e-4b8e-9d5c-2b0a7f1e0c01',
+    bucket: 'bucket-a',
+    kind: 'store',
+    bytes: 1024,
+    objects: 1,
+    at: new Date(),
+    source: 'gateway',
+    sourceHost: 'gw-0',
+    eventId: randomUUID(),
+    ...overrides,
+  };
+}
+
+/** The stats stores over one session, wired as the app wires them. */
+export interface StatsStores {
+  client: CassandraClient;
+  events: UsageEventStore;
+  aggregates: UsageAggregateStore;
+  recorder: UsageRecorder;
+  metrics: StatsMetrics;
+  close(): Promise<void>;
+}
+
+/** For integration specs: a fresh migrated keyspace of the test stack and the stats stores over it. */
+export async function statsStores(
+  label: string,
+  clock: Clock,
+  retention: UsageRetention,
+): Promise<StatsStores> {
+  const keyspace = freshKeyspace(label);
+  const admin = createDriverClient(cassandraOptions(keyspace), false);
+  await admin.connect();
+  try {
+    await new MigrationRunner(admin).migrate(migrations, {
+      keyspace,
+      replication: parseReplication('SimpleStrategy:1'),
+    });
+  } finally {
+    await admin.shutdown();
+  }
+  const client = new CassandraClient(cassandraOptions(keyspace));
+  await client.connect();
+  const events = new UsageEventStore(client, clock, retention);
+  const aggregates = new UsageAggregateStore(client, clock, retention);
+  const metrics = new StatsMetrics();
+  return {
+    client,
+    events,
+    aggregates,
+    metrics,
+    recorder: new UsageRecorder(events, aggregates, metrics),
+    close: () => client.shutdown(),
+  };
+}
