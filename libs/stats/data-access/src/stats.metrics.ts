@@ -6,6 +6,7 @@ export class StatsMetrics {
   readonly consumed: Counter;
   readonly dedupHits: Counter;
   readonly expired: Counter;
+  readonly invalid: Counter;
   readonly windowsRecomputed: Counter;
   readonly bucketBytes: Gauge<'bucket'>;
   readonly bucketObjects: Gauge<'bucket'>;
@@ -22,6 +23,10 @@ export class StatsMetrics {
     this.expired = registry.counter(
       'ostore_stats_usage_events_expired_total',
       'Usage deltas past their retention deadline when consumed: not stored',
+    );
+    this.invalid = registry.counter(
+      'ostore_stats_usage_deltas_invalid_total',
+      'Messages of the usage topic the UsageDelta contract refused: skipped',
     );
     this.windowsRecomputed = registry.counter(
       'ostore_stats_usage_windows_recomputed_total',
