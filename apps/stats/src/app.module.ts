@@ -3,7 +3,13 @@ import { ClockModule, Clock } from '@ostore/shared/clock';
 import { CassandraClient, CassandraModule } from '@ostore/shared/cassandra';
 import { KafkaModule, QueueModule, QueueModuleOptions, QueueTransport } from '@ostore/queue/data-access';
 import { JsonLogger, MetricsRegistry, ObservabilityModule } from '@ostore/shared/observability';
-import { StatsMetrics, UsageAggregateStore, UsageEventStore, UsageRecorder } from '@ostore/stats/data-access';
+import {
+  StatsMetrics,
+  UsageAggregateStore,
+  UsageEventStore,
+  UsageRecorder,
+  UsageTotalsStore,
+} from '@ostore/stats/data-access';
 import { StatsConfig } from './config/stats.config';
 import { UsageDeltasController } from './usage/usage-deltas.controller';
 
@@ -45,10 +51,16 @@ export class AppModule {
         inject: [CassandraClient, Clock],
       },
       {
+        provide: UsageTotalsStore,
+        useFactory: (c: CassandraClient, clock: Clock, a: UsageAggregateStore) =>
+          new UsageTotalsStore(c, clock, a, config.retention),
+        inject: [CassandraClient, Clock, UsageAggregateStore],
+      },
+      {
         provide: UsageRecorder,
-        useFactory: (e: UsageEventStore, a: UsageAggregateStore, m: StatsMetrics) =>
-          new UsageRecorder(e, a, m),
-        inject: [UsageEventStore, UsageAggregateStore, StatsMetrics],
+        useFactory: (e: UsageEventStore, a: UsageAggregateStore, t: UsageTotalsStore, m: StatsMetrics) =>
+          new UsageRecorder(e, a, t, m),
+        inject: [UsageEventStore, UsageAggregateStore, UsageTotalsStore, StatsMetrics],
       },
       // The usage topic's handler (UsageDeltasController) subscribes through it.
       QueueTransport.provider({

@@ -1,4 +1,5 @@
 export * from './usage-event.store';
 export * from './usage-aggregate.store';
+export * from './usage-totals.store';
 export * from './usage-recorder';
 export * from './stats.metrics';

@@ -8,6 +8,7 @@ import { StatsMetrics } from './stats.metrics';
 import { UsageAggregateStore } from './usage-aggregate.store';
 import { UsageEventStore, UsageRetention } from './usage-event.store';
 import { UsageRecorder } from './usage-recorder';
+import { UsageTotalsStore } from './usage-totals.store';
 
 /** A usage delta with plausible defaults (a 1 KiB store of one object, now). */
 export function usageDelta(overrides: Partial<UsageDelta> = {}): UsageDelta {
@@ -30,6 +31,7 @@ export interface StatsStores {
   client: CassandraClient;
   events: UsageEventStore;
   aggregates: UsageAggregateStore;
+  totals: UsageTotalsStore;
   recorder: UsageRecorder;
   metrics: StatsMetrics;
   close(): Promise<void>;
@@ -56,13 +58,8 @@ export async function statsStores(
   await client.connect();
   const events = new UsageEventStore(client, clock, retention);
   const aggregates = new UsageAggregateStore(client, clock, retention);
+  const totals = new UsageTotalsStore(client, clock, aggregates, retention);
   const metrics = new StatsMetrics();
-  return {
-    client,
-    events,
-    aggregates,
-    metrics,
-    recorder: new UsageRecorder(events, aggregates, metrics),
-    close: () => client.shutdown(),
-  };
+  const recorder = new UsageRecorder(events, aggregates, totals, metrics);
+  return { client, events, aggregates, totals, metrics, recorder, close: () => client.shutdown() };
 }

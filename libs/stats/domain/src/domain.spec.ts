@@ -5,6 +5,7 @@ import {
   dayOf,
   daysOf,
   EVENT_LAYOUTS,
+  lastClosedWindow,
   mergeSorted,
   remainingTtlSeconds,
   shardOf,
@@ -40,6 +41,15 @@ describe('windows', () => {
     expect(dayOf(at)).toBe(Math.floor(Date.UTC(2026, 11, 1) / 86_400_000));
     expect(dayOf(new Date('2026-12-01T00:00:00.000Z'))).toBe(dayOf(at));
     expect(dayOf(new Date('2026-11-30T23:59:59.999Z'))).toBe(dayOf(at) - 1);
+  });
+
+  it('closes a window once its end is the grace ago', () => {
+    expect(lastClosedWindow(new Date('2026-12-01T10:06:00.000Z'), 60_000).toISOString()).toBe(
+      '2026-12-01T10:00:00.000Z',
+    );
+    expect(lastClosedWindow(new Date('2026-12-01T10:05:59.999Z'), 60_000).toISOString()).toBe(
+      '2026-12-01T09:55:00.000Z',
+    );
   });
 
   it('lists the days of a half-open range', () => {

@@ -24,3 +24,15 @@ export function daysOf(from: Date | number, to: Date | number): number[] {
 function ms(at: Date | number): number {
   return typeof at === 'number' ? at : at.getTime();
 }
+
+/** How long after its end a window still takes events in the normal course (delivery lag). */
+export const WINDOW_CLOSE_GRACE_MS = 60_000;
+
+/**
+ * The start of the newest window closed at `now`: its end is at least `graceMs` ago. Running
+ * totals advance only over closed windows; an event for a closed window (later than the grace)
+ * makes the totals from that window on be rebuilt.
+ */
+export function lastClosedWindow(now: Date | number, graceMs = WINDOW_CLOSE_GRACE_MS): Date {
+  return new Date(windowStart(ms(now) - graceMs).getTime() - WINDOW_MS);
+}

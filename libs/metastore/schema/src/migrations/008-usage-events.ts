@@ -19,6 +19,13 @@ import { Migration } from '../migration';
  * (never incremented), written `USING TIMESTAMP` = the number of events summed, so a sum over
  * more events supersedes one over fewer and a replay that finds the same events rewrites the same
  * cells. TTL from the window's own deadline (window end + aggregate retention).
+ *
+ * `usage_totals` — a bucket's running total: row `through_window` = the sums of all its
+ * aggregates up to and including that window, newest first, so current usage is the head row plus
+ * the few aggregates after it (no re-summing from the beginning). A row is a function of the
+ * aggregates it covers, written `USING TIMESTAMP` = the number of events it counts: a rewrite over
+ * the same aggregates changes nothing, one that includes a late event supersedes. TTL as the
+ * aggregates'; readers read the head only.
  */
 export const usageEvents: Migration = {
   version: 8,
@@ -51,6 +58,15 @@ export const usageEvents: Migration = {
        PRIMARY KEY ((bucket_id, day), window_start)
      ) WITH CLUSTERING ORDER BY (window_start ASC)
        AND compaction = {'class': 'TimeWindowCompactionStrategy', 'compaction_window_unit': 'DAYS', 'compaction_window_size': 7}
+       AND gc_grace_seconds = 86400`,
+    `CREATE TABLE IF NOT EXISTS {ks}.usage_totals (
+       bucket_id uuid,
+       through_window timestamp,
+       bytes bigint,
+       objects bigint,
+       events bigint,
+       PRIMARY KEY ((bucket_id), through_window)
+     ) WITH CLUSTERING ORDER BY (through_window DESC)
        AND gc_grace_seconds = 86400`,
   ],
 };
