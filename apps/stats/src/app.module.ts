@@ -3,15 +3,12 @@ import { ClockModule, Clock } from '@ostore/shared/clock';
 import { CassandraClient, CassandraModule } from '@ostore/shared/cassandra';
 import { KafkaModule, QueueModule, QueueModuleOptions, QueueTransport } from '@ostore/queue/data-access';
 import { JsonLogger, MetricsRegistry, ObservabilityModule } from '@ostore/shared/observability';
-import {
-  StatsMetrics,
-  UsageAggregateStore,
-  UsageEventStore,
-  UsageRecorder,
-  UsageTotalsStore,
-} from '@ostore/stats/data-access';
+import { StatsMetrics, UsageRecorder, usageStores, UsageStores } from '@ostore/stats/data-access';
 import { StatsConfig } from './config/stats.config';
 import { UsageDeltasController } from './usage/usage-deltas.controller';
+
+/** Injection token of the stats stores (UsageStores is an interface). */
+const USAGE_STORES = Symbol('USAGE_STORES');
 
 /** The usage topic lives on Kafka only (the gateways and schedulers publish there): group `stats`. */
 export function queueOptions(config: StatsConfig): QueueModuleOptions {
@@ -41,27 +38,12 @@ export class AppModule {
         inject: [MetricsRegistry],
       },
       {
-        provide: UsageEventStore,
-        useFactory: (c: CassandraClient, clock: Clock) => new UsageEventStore(c, clock, config.retention),
-        inject: [CassandraClient, Clock],
+        provide: USAGE_STORES,
+        useFactory: (c: CassandraClient, clock: Clock, m: StatsMetrics) =>
+          usageStores(c, clock, config.retention, m),
+        inject: [CassandraClient, Clock, StatsMetrics],
       },
-      {
-        provide: UsageAggregateStore,
-        useFactory: (c: CassandraClient, clock: Clock) => new UsageAggregateStore(c, clock, config.retention),
-        inject: [CassandraClient, Clock],
-      },
-      {
-        provide: UsageTotalsStore,
-        useFactory: (c: CassandraClient, clock: Clock, a: UsageAggregateStore) =>
-          new UsageTotalsStore(c, clock, a, config.retention),
-        inject: [CassandraClient, Clock, UsageAggregateStore],
-      },
-      {
-        provide: UsageRecorder,
-        useFactory: (e: UsageEventStore, a: UsageAggregateStore, t: UsageTotalsStore, m: StatsMetrics) =>
-          new UsageRecorder(e, a, t, m),
-        inject: [UsageEventStore, UsageAggregateStore, UsageTotalsStore, StatsMetrics],
-      },
+      { provide: UsageRecorder, useFactory: (s: UsageStores) => s.recorder, inject: [USAGE_STORES] },
       // The usage topic's handler (UsageDeltasController) subscribes through it.
       QueueTransport.provider({
         defaults: { maxBatchSize: config.queue.batchSize, concurrency: config.queue.partitionConcurrency },

@@ -3,3 +3,4 @@ export * from './usage-aggregate.store';
 export * from './usage-totals.store';
 export * from './usage-recorder';
 export * from './stats.metrics';
+export * from './usage-stores';

@@ -5,10 +5,8 @@ import { CassandraClient, createDriverClient } from '@ostore/shared/cassandra';
 import { Clock } from '@ostore/shared/clock';
 import { cassandraOptions, freshKeyspace } from '@ostore/testing';
 import { StatsMetrics } from './stats.metrics';
-import { UsageAggregateStore } from './usage-aggregate.store';
-import { UsageEventStore, UsageRetention } from './usage-event.store';
-import { UsageRecorder } from './usage-recorder';
-import { UsageTotalsStore } from './usage-totals.store';
+import { UsageRetention } from './usage-event.store';
+import { usageStores, UsageStores } from './usage-stores';
 
 /** A usage delta with plausible defaults (a 1 KiB store of one object, now). */
 export function usageDelta(overrides: Partial<UsageDelta> = {}): UsageDelta {
@@ -27,12 +25,8 @@ export function usageDelta(overrides: Partial<UsageDelta> = {}): UsageDelta {
 }
 
 /** The stats stores over one session, wired as the app wires them. */
-export interface StatsStores {
+export interface StatsStores extends UsageStores {
   client: CassandraClient;
-  events: UsageEventStore;
-  aggregates: UsageAggregateStore;
-  totals: UsageTotalsStore;
-  recorder: UsageRecorder;
   metrics: StatsMetrics;
   close(): Promise<void>;
 }
@@ -56,10 +50,11 @@ export async function statsStores(
   }
   const client = new CassandraClient(cassandraOptions(keyspace));
   await client.connect();
-  const events = new UsageEventStore(client, clock, retention);
-  const aggregates = new UsageAggregateStore(client, clock, retention);
-  const totals = new UsageTotalsStore(client, clock, aggregates, retention);
   const metrics = new StatsMetrics();
-  const recorder = new UsageRecorder(events, aggregates, totals, metrics);
-  return { client, events, aggregates, totals, metrics, recorder, close: () => client.shutdown() };
+  return {
+    client,
+    metrics,
+    ...usageStores(client, clock, retention, metrics),
+    close: () => client.shutdown(),
+  };
 }
