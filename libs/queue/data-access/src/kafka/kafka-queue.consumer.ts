@@ -102,7 +102,10 @@ class KafkaSubscription extends SubscriptionShell<KafkaQueueConsumerSettings> {
       eachBatch: (payload) => this.eachBatch(payload),
     });
     this.running = true;
-    this.pausesChanged();
+    // Only pauses made before the start need mirroring (kafkajs starts with every partition
+    // resumed); resume() before the group has joined (e.g. while it rejoins after a crash of the
+    // first join) would throw "Consumer group was not initialized" and fail the boot.
+    if (Array.from({ length: this.partitions }, (_, p) => p).some((p) => this.pauses.isPaused(p))) this.pausesChanged();
   }
 
   assignedPartitions(): number[] {

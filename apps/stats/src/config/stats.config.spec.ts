@@ -1,0 +1,20 @@
+import { loadStatsConfig } from './stats.config';
+
+describe(loadStatsConfig.name, () => {
+  it('consumes as group `stats`, retention in seconds from days', () => {
+    const sut = loadStatsConfig({ STATS_EVENT_RETENTION_DAYS: '2', STATS_BATCH_SIZE: '10' });
+    expect(sut.queue).toEqual({
+      group: 'stats',
+      drainTimeoutMs: 10_000,
+      batchSize: 10,
+      partitionConcurrency: 3,
+    });
+    expect(sut.retention).toEqual({ eventsSeconds: 2 * 86_400, aggregatesSeconds: 400 * 86_400 });
+  });
+
+  it('names every bad variable', () => {
+    expect(() => loadStatsConfig({ STATS_EVENT_RETENTION_DAYS: '0', STATS_BATCH_SIZE: 'many' })).toThrow(
+      /STATS_EVENT_RETENTION_DAYS[\s\S]*STATS_BATCH_SIZE|STATS_BATCH_SIZE[\s\S]*STATS_EVENT_RETENTION_DAYS/,
+    );
+  });
+});

@@ -1,0 +1,164 @@
+import { CassandraClient } from '@ostore/shared/cassandra';
+import { Clock } from '@ostore/shared/clock';
+import {
+  compareEvents,
+  CURRENT_LAYOUT,
+  dayOf,
+  daysOf,
+  EVENT_LAYOUTS,
+  EventLayout,
+  mergeSorted,
+  remainingTtlSeconds,
+  shardOf,
+  UsageEvent,
+} from '@ostore/stats/domain';
+import { EVENT_COLUMNS, eventOfRow } from './usage-event.entity';
+
+/** How long raw events and aggregates are kept, counted from when they happened. */
+export interface UsageRetention {
+  eventsSeconds: number;
+  aggregatesSeconds: number;
+}
+
+/** Where a reader stopped: the last event returned; the next read continues strictly after it. */
+export interface EventCursor {
+  occurredAt: Date;
+  eventId: string;
+}
+
+/** What a write of a batch did. */
+export interface EventWriteResult {
+  written: UsageEvent[];
+  /** Past their original deadline: not written. */
+  expired: UsageEvent[];
+}
+
+const INSERT = (ks: string) =>
+  `INSERT INTO ${ks}.usage_events (bucket_id, day, layout_version, shard, occurred_at, event_id, bucket, kind, bytes, objects, source, source_host)
+   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) USING TTL ? AND TIMESTAMP ?`;
+
+/**
+ * The immutable usage events in `usage_events` (seed 003; the table's doc tells the TTL and
+ * timestamp policy). Writes are idempotent: the primary key comes from the event alone (its
+ * day, the current layout's SHA-256 shard, its time and id), so a retry after a timeout, whose
+ * outcome is unknown, simply writes the same row again.
+ */
+export class UsageEventStore {
+  constructor(
+    private readonly client: CassandraClient,
+    private readonly clock: Clock,
+    private readonly retention: UsageRetention,
+    private readonly layout: EventLayout = CURRENT_LAYOUT,
+    private readonly concurrency = 128,
+  ) {}
+
+  /** Writes every event whose deadline has not passed, at most `concurrency` statements at a time. */
+  async write(events: readonly UsageEvent[]): Promise<EventWriteResult> {
+    const now = this.clock.now();
+    const cql = INSERT(this.client.keyspace);
+    const written: UsageEvent[] = [];
+    const expired: UsageEvent[] = [];
+    const pending: { e: UsageEvent; ttl: number }[] = [];
+    for (const e of events) {
+      const ttl = remainingTtlSeconds(e.occurredAt, this.retention.eventsSeconds, now);
+      if (ttl === undefined) expired.push(e);
+      else pending.push({ e, ttl });
+    }
+    let next = 0;
+    const worker = async () => {
+      while (next < pending.length) {
+        const { e, ttl } = pending[next++];
+        await this.client.execute(
+          cql,
+          [
+            e.bucketId,
+            dayOf(e.occurredAt),
+            this.layout.version,
+            shardOf(e.eventId, this.layout),
+            e.occurredAt,
+            e.eventId,
+            e.bucket,
+            e.kind,
+            e.bytes,
+            e.objects ?? null,
+            e.source,
+            e.sourceHost,
+            ttl,
+            e.occurredAt.getTime() * 1000,
+          ],
+          { isIdempotent: true },
+        );
+        written.push(e);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(this.concurrency, pending.length) }, worker));
+    return { written, expired };
+  }
+
+  /**
+   * A bucket's events in `[from, to)`, in `(occurredAt, eventId)` order, each once. Per day it
+   * reads every partition of every known layout (a fixed, small fan-out: the sum of the layouts'
+   * shard counts) with clustering-range queries of `pageSize` rows and merges them; days are read
+   * one after the other. Holds at most one page per partition of one day.
+   */
+  async *events(
+    bucketId: string,
+    from: Date,
+    to: Date,
+    options: { pageSize?: number; after?: EventCursor } = {},
+  ): AsyncGenerator<UsageEvent> {
+    const pageSize = options.pageSize ?? 1000;
+    const after = options.after;
+    for (const day of daysOf(after && after.occurredAt > from ? after.occurredAt : from, to)) {
+      const sources = EVENT_LAYOUTS.flatMap((layout) =>
+        Array.from({ length: layout.shards }, (_, shard) =>
+          this.partition(bucketId, day, layout, shard, from, to, pageSize, after),
+        ),
+      );
+      yield* mergeSorted(sources, compareEvents);
+    }
+  }
+
+  /** At most `limit` events after `after` (or from `from`), and the cursor to continue from when there may be more. */
+  async page(
+    bucketId: string,
+    from: Date,
+    to: Date,
+    limit: number,
+    after?: EventCursor,
+  ): Promise<{ events: UsageEvent[]; next?: EventCursor }> {
+    const events: UsageEvent[] = [];
+    for await (const e of this.events(bucketId, from, to, { pageSize: Math.min(limit, 1000), after })) {
+      events.push(e);
+      if (events.length === limit) break;
+    }
+    const last = events[events.length - 1];
+    return {
+      events,
+      ...(events.length === limit ? { next: { occurredAt: last.occurredAt, eventId: last.eventId } } : {}),
+    };
+  }
+
+  private async *partition(
+    bucketId: string,
+    day: number,
+    layout: EventLayout,
+    shard: number,
+    from: Date,
+    to: Date,
+    pageSize: number,
+    after?: EventCursor,
+  ): AsyncGenerator<UsageEvent> {
+    const ks = this.client.keyspace;
+    const key = 'bucket_id = ? AND day = ? AND layout_version = ? AND shard = ?';
+    const resume = after && after.occurredAt >= from;
+    const cql = resume
+      ? `SELECT ${EVENT_COLUMNS} FROM ${ks}.usage_events WHERE ${key} AND (occurred_at, event_id) > (?, ?) AND (occurred_at) < (?)`
+      : `SELECT ${EVENT_COLUMNS} FROM ${ks}.usage_events WHERE ${key} AND occurred_at >= ? AND occurred_at < ?`;
+    const params = resume
+      ? [bucketId, day, layout.version, shard, after.occurredAt, after.eventId, to]
+      : [bucketId, day, layout.version, shard, from, to];
+    for await (const row of this.client.rows(cql, params, { fetchSize: pageSize, isIdempotent: true }))
+      yield eventOfRow(row);
+  }
+}

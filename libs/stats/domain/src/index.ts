@@ -1,0 +1,5 @@
+export * from './layout';
+export * from './windows';
+export * from './retention';
+export * from './usage-event';
+export * from './merge';

@@ -1,0 +1,29 @@
+import { createHash } from 'crypto';
+
+/**
+ * How raw usage events are spread over partitions (seed 003): a layout version fixes the number
+ * of shards and the hash. A layout is never changed once events were written with it; a hot
+ * tenant gets more shards through a new version, and readers enumerate every known version, so
+ * old partitions stay readable without being redistributed.
+ */
+export interface EventLayout {
+  version: number;
+  shards: number;
+  /** `sha256-be32`: the first 4 bytes of SHA-256(UTF-8 event id), big-endian, modulo `shards`. */
+  algorithm: 'sha256-be32';
+}
+
+/** Every layout ever written, oldest first. Append only. */
+export const EVENT_LAYOUTS: readonly EventLayout[] = [{ version: 1, shards: 8, algorithm: 'sha256-be32' }];
+
+/** The layout new events are written with: the newest known one. */
+export const CURRENT_LAYOUT: EventLayout = EVENT_LAYOUTS[EVENT_LAYOUTS.length - 1];
+
+/**
+ * The shard of an event under a layout. A fixed SHA-256 of the id's bytes, never a
+ * process-randomized hash: every process and every replay puts one event in the same partition.
+ */
+export function shardOf(eventId: string, layout: EventLayout = CURRENT_LAYOUT): number {
+  const digest = createHash('sha256').update(eventId, 'utf8').digest();
+  return digest.readUInt32BE(0) % layout.shards;
+}

@@ -1,0 +1,13 @@
+#!/usr/bin/env node
+// Usage event bench: usage deltas per second ONE stats write path (UsageRecorder) records on this machine.
+//
+//   node tools/bench/stats/record.mjs [--events 30000] [--buckets 50] [--batch 1000] [--partitions 3] [--keep]
+//
+// Uses the running local stack's Cassandra (127.0.0.1:9042), migrates a fresh keyspace, and feeds
+// the recorder batches as the queue transport would: `--partitions` batches at a time, each batch
+// the deltas of a few buckets (the usage topic is keyed by bucket), events spread over the last
+// hour. Times from the first batch to the last resolved one, then replays every batch once and
+// times that too (all dedup hits). Results: tools/bench/stats/RECORD-RESULTS.md.
+import { runMain } from '../lifecycle/run-ts.mjs';
+
+runMain(import.meta.url, './record-run.ts');
