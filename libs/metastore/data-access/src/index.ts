@@ -8,3 +8,6 @@ export * from './folders.repository';
 export * from './uploads.repository';
 export * from './metastore';
 export * from './tombstone-slices';
+export * from './folder-filter.entity';
+export * from './folder-filter.repository';
+export * from './folder-cleanup.repository';
