@@ -1,9 +1,22 @@
 import { CassandraClient, consistencyOf } from '@ostore/shared/cassandra';
 import type { DirectoryKind } from '@ostore/folders/cleanup';
+import type { FolderTable } from './folders.repository';
 import { ts } from './statement';
 
-const LEAVES: Record<DirectoryKind, string> = { object: 'objects', version: 'versions', upload: 'uploads' };
-const FOLDERS: Record<DirectoryKind, string> = { object: 'object_folders', version: 'version_folders', upload: 'upload_folders' };
+/** The table of the keys below the directories of each folder index. */
+export const LEAF_TABLE_OF: Readonly<Record<DirectoryKind, 'objects' | 'versions' | 'uploads'>> = {
+  object: 'objects',
+  version: 'versions',
+  upload: 'uploads',
+};
+/** The folder index table of each kind. */
+export const FOLDER_TABLE_OF: Readonly<Record<DirectoryKind, FolderTable>> = {
+  object: 'object_folders',
+  version: 'version_folders',
+  upload: 'upload_folders',
+};
+const LEAVES = LEAF_TABLE_OF;
+const FOLDERS = FOLDER_TABLE_OF;
 
 /** A directory of one folder index: the row `name` of partition `parent` stands for `parent + name`. */
 export interface DirectoryRef {
