@@ -7,7 +7,7 @@ import {
   KafkaModule,
   QueueModule,
   QueueModuleOptions,
-  SubscribeOptions,
+  QueueTransport,
   UsageDeltaModule,
   UsageDeltaPublisher,
 } from '@ostore/queue/data-access';
@@ -18,7 +18,7 @@ import { SchedulerConfig } from './config/scheduler.config';
 import { AbortUploadCandidate } from './lifecycle/abort-upload-candidate/abort-upload-candidate.usecase';
 import { ApplyVersionCandidate } from './lifecycle/apply-version-candidate/apply-version-candidate.usecase';
 import { CandidateBatchRunner } from './lifecycle/candidate-batch.runner';
-import { CANDIDATE_SUBSCRIBE_OPTIONS, LifecycleConsumer } from './lifecycle/lifecycle-consumer.service';
+import { LifecycleCandidatesController } from './lifecycle/lifecycle-candidates.controller';
 import { LifecycleMetrics } from './lifecycle/lifecycle.metrics';
 
 /** The queue backend of the configuration (QUEUE_BACKEND), both consuming as group `scheduler`. */
@@ -62,11 +62,6 @@ export class AppModule {
         claimTtlSeconds: config.scheduler.claimTtlSeconds,
       },
     });
-    const subscribe: SubscribeOptions = {
-      maxBatchSize: config.scheduler.batchSize,
-      ratePerPartition: config.scheduler.ratePerPartition,
-      concurrency: config.scheduler.partitionConcurrency,
-    };
     const providers: Provider[] = [
       { provide: LifecycleMetrics, useFactory: (m: MetricsRegistry) => new LifecycleMetrics(m), inject: [MetricsRegistry] },
       {
@@ -95,8 +90,14 @@ export class AppModule {
           new AbortUploadCandidate(a, m, l.forContext(AbortUploadCandidate.name)),
         inject: [LifecycleApplier, LifecycleMetrics, JsonLogger],
       },
-      { provide: CANDIDATE_SUBSCRIBE_OPTIONS, useValue: subscribe },
-      LifecycleConsumer,
+      // The candidate queues' handlers (LifecycleCandidatesController) subscribe through it.
+      QueueTransport.provider({
+        defaults: {
+          maxBatchSize: config.scheduler.batchSize,
+          ratePerPartition: config.scheduler.ratePerPartition,
+          concurrency: config.scheduler.partitionConcurrency,
+        },
+      }),
     ];
     return {
       module: AppModule,
@@ -110,6 +111,7 @@ export class AppModule {
         QueueModule.forRoot(queueOptions(config)),
         core,
       ],
+      controllers: [LifecycleCandidatesController],
       providers,
     };
   }

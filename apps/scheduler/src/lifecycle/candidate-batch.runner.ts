@@ -1,9 +1,9 @@
 import type { MessageContract, QueueName } from '@ostore/queue/contracts';
 import type { BatchHandler, QueueBatch, QueueMessage } from '@ostore/queue/data-access';
+import { sleep } from '@ostore/shared/clock';
 import type { ContextLogger } from '@ostore/shared/observability';
 import { RetryableFailure } from './candidate-failure';
 import { LifecycleMetrics } from './lifecycle.metrics';
-import { pause } from './retry';
 
 /** One kind of candidate: how to read it, which key it touches, how to apply it. */
 export interface CandidateKind<T> {
@@ -150,7 +150,7 @@ export class CandidateBatchRunner {
         }
         this.log.warn('candidate failed; retrying', fields);
         const wait = Math.min(retryBackoff.maxMs, retryBackoff.initialMs * 2 ** (attempt - 1));
-        if (!(await pause(wait, batch.signal))) return 'handed-back';
+        if (!(await sleep(wait, batch.signal))) return 'handed-back';
       }
     }
   }

@@ -23,19 +23,3 @@ export function isRetryable(err: unknown): boolean {
   if (err instanceof errors.ResponseError) return RETRYABLE_CODES.has(err.code);
   return err instanceof BlockContentionError;
 }
-
-/** Waits `ms`; resolves false at once when `signal` aborts. */
-export function pause(ms: number, signal: AbortSignal): Promise<boolean> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve(false);
-    const onAbort = () => {
-      clearTimeout(timer);
-      resolve(false);
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve(true);
-    }, ms);
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
-}

@@ -1,4 +1,4 @@
-import type { Clock } from '@ostore/shared/clock';
+import { type Clock, sleep } from '@ostore/shared/clock';
 import { partitionForHost, QueueName } from '@ostore/queue/contracts';
 import { QueueProducer, TokenBucket } from '@ostore/queue/data-access';
 import { KeyGrouper } from './key-grouper';
@@ -264,16 +264,5 @@ export class LocalScanner {
   }
 }
 
-/** Resolves after `ms`, or at once when `signal` aborts. */
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal?.aborted) return resolve();
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    }
-    signal?.addEventListener('abort', done, { once: true });
-  });
-}
+/** The project's abortable sleep, still exported here for the scanner app's imports. */
+export { sleep };

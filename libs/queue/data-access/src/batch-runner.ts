@@ -1,4 +1,5 @@
 import { QueueName } from '@ostore/queue/contracts';
+import { sleep } from '@ostore/shared/clock';
 import { OffsetTracker } from './offset-tracker';
 import { BatchHandler, HandBack, QueueBatch, QueueMessage } from './queue';
 import { QueueMetrics } from './queue.metrics';
@@ -208,20 +209,5 @@ function settleOrAbandon(
         reject(e);
       },
     );
-  });
-}
-
-/** Waits `ms`, or less when `signal` aborts; resolves true when the full time passed. */
-export function sleep(ms: number, signal?: AbortSignal): Promise<boolean> {
-  return new Promise((resolve) => {
-    if (signal?.aborted) return resolve(false);
-    const done = (full: boolean) => {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', onAbort);
-      resolve(full);
-    };
-    const onAbort = () => done(false);
-    const timer = setTimeout(() => done(true), ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
   });
 }

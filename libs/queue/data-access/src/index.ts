@@ -16,3 +16,6 @@ export * from './usage/usage-delta.metrics';
 export * from './usage/usage-delta.publisher';
 export * from './usage/kafka-usage.sink';
 export * from './usage/usage-delta.module';
+export * from './transport/queue-handler.decorator';
+export * from './transport/queue.context';
+export * from './transport/queue.transport';

@@ -1,2 +1,3 @@
 export * from './clock';
 export * from './clock.module';
+export * from './sleep';

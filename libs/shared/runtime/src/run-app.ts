@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { DynamicModule, INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import { CustomTransportStrategy } from '@nestjs/microservices';
 import { JsonLogger, Lifecycle, MetricsRegistry } from '@ostore/shared/observability';
 import { BaseConfig } from './base-config';
 import { applyMigrations } from './migrate';
@@ -9,13 +10,22 @@ export interface RunAppOptions {
   config: BaseConfig;
   /** Builds the root module once the logger and metrics exist. */
   module: (deps: { logger: JsonLogger; metrics: MetricsRegistry }) => DynamicModule;
+  /**
+   * Makes the app hybrid: microservice transports (e.g. the queues' QueueTransport) taken from the
+   * created app, connected with the app's own modules and global configuration, and started
+   * after the app's init hooks and before the management endpoint listens. They stop inside
+   * `app.close()`, before the clients close (see QueueTransport).
+   */
+  transports?: (app: INestApplication) => CustomTransportStrategy[];
 }
 
 /**
- * Boots one app: migrations (if enabled), the Nest application with JSON logs, the management
- * HTTP server (`/health/*`, `/metrics`), and graceful shutdown on SIGTERM/SIGINT: readiness
- * drops first, then Nest's shutdown hooks stop intake, finish or hand back in-flight work and
- * close clients; a deadline forces exit if something hangs.
+ * Boots one app: migrations (if enabled), the Nest application with JSON logs, its microservice
+ * transports if any (a hybrid app: the queue consumers), the management HTTP server
+ * (`/health/*`, `/metrics`), and graceful shutdown on SIGTERM/SIGINT: readiness drops first,
+ * then Nest's shutdown hooks stop intake (the queue consumers drain and commit, or hand back),
+ * finish or hand back in-flight work, and close clients last; a deadline forces exit if
+ * something hangs.
  */
 export async function runApp(options: RunAppOptions): Promise<INestApplication> {
   const { config } = options;
@@ -66,6 +76,12 @@ export async function runApp(options: RunAppOptions): Promise<INestApplication> 
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
   process.once('SIGINT', () => void shutdown('SIGINT'));
 
+  const transports = options.transports?.(app) ?? [];
+  if (transports.length > 0) {
+    for (const strategy of transports) app.connectMicroservice({ strategy }, { inheritAppConfig: true });
+    await app.init();
+    await app.startAllMicroservices();
+  }
   await app.listen(config.management.port, config.management.host);
   log.info('management endpoints listening', { host: config.management.host, port: config.management.port });
   return app;

@@ -1,70 +1,26 @@
 import { randomUUID } from 'crypto';
-import { QueueName, topicName } from '@ostore/queue/contracts';
-import { PartitionProgress, runBatch, sleep } from '../batch-runner';
-import { PauseState } from '../pause-state';
-import {
-  BatchHandler,
-  DEFAULT_COMMIT_INTERVAL_MS,
-  DEFAULT_DRAIN_TIMEOUT_MS,
-  DEFAULT_MAX_BATCH_SIZE,
-  DEFAULT_RETRY_BACKOFF,
-  HandBack,
-  QueueConsumer,
-  QueueLog,
-  QueueMessage,
-  QueueSubscription,
-  silentLog,
-  SubscribeOptions,
-} from '../queue';
+import { topicName } from '@ostore/queue/contracts';
+import { sleep } from '@ostore/shared/clock';
+import { PartitionProgress } from '../batch-runner';
+import { ShellConsumer, SubscriptionShell, SubscriptionSpec } from '../consumer-shell';
+import { HandBack, QueueLog, QueueMessage } from '../queue';
 import { QueueMetrics } from '../queue.metrics';
-import { TokenBucket } from '../token-bucket';
 import { CassandraQueueConsumerSettings, CassandraQueueSettings } from './cassandra-queue.options';
 import { QueueRow, QueueTableStore } from './cassandra-queue.repository';
 
 /** QueueConsumer over the Cassandra tables: lease-based partition assignment, polling reads. */
-export class CassandraQueueConsumer extends QueueConsumer {
-  private readonly subscriptions = new Set<CassandraSubscription>();
-
+export class CassandraQueueConsumer extends ShellConsumer<QueueTableStore, CassandraQueueConsumerSettings> {
   constructor(
-    private readonly repo: QueueTableStore,
+    repo: QueueTableStore,
     private readonly queueSettings: CassandraQueueSettings,
-    private readonly settings: CassandraQueueConsumerSettings,
-    private readonly metrics: QueueMetrics = new QueueMetrics(),
-    private readonly log: QueueLog = silentLog,
+    ...rest: [settings: CassandraQueueConsumerSettings, metrics?: QueueMetrics, log?: QueueLog]
   ) {
-    super();
+    super(repo, ...rest);
   }
 
-  async subscribe(
-    queue: QueueName,
-    handler: BatchHandler,
-    options: SubscribeOptions = {},
-  ): Promise<QueueSubscription> {
-    const sub = new CassandraSubscription(
-      this.repo,
-      queue,
-      topicName(this.queueSettings.cluster, queue),
-      handler,
-      options,
-      this.queueSettings,
-      this.settings,
-      this.metrics,
-      this.log,
-    );
-    this.subscriptions.add(sub);
-    try {
-      await sub.start();
-    } catch (e) {
-      this.subscriptions.delete(sub);
-      await sub.stop().catch(() => undefined);
-      throw e;
-    }
-    return sub;
-  }
-
-  async close(): Promise<void> {
-    await Promise.all([...this.subscriptions].map((s) => s.stop()));
-    this.subscriptions.clear();
+  protected open(spec: SubscriptionSpec<CassandraQueueConsumerSettings>): CassandraSubscription {
+    const topic = topicName(this.queueSettings.cluster, spec.queue);
+    return new CassandraSubscription(this.backend, topic, this.queueSettings.partitions, spec);
   }
 }
 
@@ -84,28 +40,20 @@ class LeaseLost extends Error {
  * (committing what is done) and releases them; a member below it takes free ones. A member that
  * dies stops renewing, its leases expire after `leaseTtlSeconds`, and the others take them.
  */
-class CassandraSubscription implements QueueSubscription {
+class CassandraSubscription extends SubscriptionShell<CassandraQueueConsumerSettings> {
   private readonly member = randomUUID();
   private partitions = 0;
   private readonly workers = new Map<number, PartitionWorker>();
-  private readonly pauses: PauseState;
   private readonly closing = new AbortController();
   private heartbeats?: Promise<void>;
-  private stopping = false;
-  private stopped?: Promise<void>;
 
   constructor(
     readonly repo: QueueTableStore,
-    readonly queue: QueueName,
     readonly topic: string,
-    readonly handler: BatchHandler,
-    readonly options: SubscribeOptions,
-    private readonly queueSettings: CassandraQueueSettings,
-    readonly settings: CassandraQueueConsumerSettings,
-    readonly metrics: QueueMetrics,
-    readonly log: QueueLog,
+    private readonly defaultPartitions: number,
+    spec: SubscriptionSpec<CassandraQueueConsumerSettings>,
   ) {
-    this.pauses = new PauseState(options.retryBackoff ?? DEFAULT_RETRY_BACKOFF, () => undefined);
+    super(spec);
   }
 
   get group(): string {
@@ -117,21 +65,9 @@ class CassandraSubscription implements QueueSubscription {
   }
 
   async start(): Promise<void> {
-    this.partitions = await this.repo.topicPartitions(this.topic, this.queueSettings.partitions);
+    this.partitions = await this.repo.topicPartitions(this.topic, this.defaultPartitions);
     await this.heartbeat();
     this.heartbeats = this.heartbeatLoop();
-  }
-
-  isPaused(part: number): boolean {
-    return this.pauses.isPaused(part);
-  }
-
-  failed(part: number): number {
-    return this.pauses.failed(part);
-  }
-
-  succeeded(part: number): void {
-    this.pauses.succeeded(part);
   }
 
   assignedPartitions(): number[] {
@@ -141,34 +77,19 @@ class CassandraSubscription implements QueueSubscription {
       .sort((a, b) => a - b);
   }
 
-  pause(partitions?: number[]): void {
-    this.pauses.pause(partitions);
-  }
-
-  resume(partitions?: number[]): void {
-    this.pauses.resume(partitions);
-  }
-
   async committedOffsets(): Promise<Map<number, number>> {
     const leases = await this.repo.leases(this.topic, this.group, this.partitions);
     return new Map(leases.filter((l) => l.offset !== undefined).map((l) => [l.part, l.offset!]));
   }
 
-  stop(): Promise<void> {
-    if (!this.stopped) {
-      this.stopping = true;
-      this.stopped = (async () => {
-        // Leases stay renewed by the heartbeat loop while the workers drain.
-        await Promise.all([...this.workers.values()].map((w) => this.release(w)));
-        this.closing.abort();
-        await this.heartbeats;
-        // A heartbeat that raced with the first round may have taken a partition: hand it back too.
-        await Promise.all([...this.workers.values()].map((w) => this.release(w)));
-        this.pauses.clear();
-        await this.repo.leave(this.topic, this.group, this.member).catch(() => undefined);
-      })();
-    }
-    return this.stopped;
+  protected async shutdown(): Promise<void> {
+    // Leases stay renewed by the heartbeat loop while the workers drain.
+    await Promise.all([...this.workers.values()].map((w) => this.release(w)));
+    this.closing.abort();
+    await this.heartbeats;
+    // A heartbeat that raced with the first round may have taken a partition: hand it back too.
+    await Promise.all([...this.workers.values()].map((w) => this.release(w)));
+    await this.repo.leave(this.topic, this.group, this.member).catch(() => undefined);
   }
 
   /** Hands a partition back: drain its worker (commits what is done), then release the lease. */
@@ -274,16 +195,12 @@ class PartitionWorker {
   private readonly halt = new AbortController();
   private readonly handBack = new AbortController();
   private loop?: Promise<void>;
-  private limiter?: TokenBucket;
 
   constructor(
     private readonly sub: CassandraSubscription,
     readonly part: number,
     private readonly member: string,
-  ) {
-    const rate = sub.options.ratePerPartition;
-    if (rate) this.limiter = new TokenBucket(rate);
-  }
+  ) {}
 
   /** Starts reading; if the reader crashes, the partition is released so a member takes it again. */
   start(onCrash: () => void): void {
@@ -300,10 +217,7 @@ class PartitionWorker {
   /** Stops taking new work; running handlers get the drain time, then their signal aborts. */
   async drain(): Promise<void> {
     this.halt.abort();
-    const timer = setTimeout(
-      () => this.handBack.abort(new HandBack('stopping')),
-      this.sub.settings.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS,
-    );
+    const timer = setTimeout(() => this.handBack.abort(new HandBack('stopping')), this.sub.drainTimeoutMs);
     try {
       await this.loop;
     } finally {
@@ -375,55 +289,24 @@ class PartitionWorker {
         .map((r) => ({ queue: sub.queue, partition: this.part, offset: r.num, value: r.value }));
 
       this.progress ??= new PartitionProgress(position);
-      const result = await runBatch({
-        queue: sub.queue,
+      const result = await sub.process({
         partition: this.part,
         messages,
-        handler: sub.handler,
         progress: this.progress,
         commit: async (p) => {
           if (!(await sub.repo.commit(sub.topic, this.part, sub.group, this.member, p)))
             throw new LeaseLost(this.part);
         },
-        maxBatchSize: sub.options.maxBatchSize ?? DEFAULT_MAX_BATCH_SIZE,
-        limiter: this.limiter,
         signal: this.handBack.signal,
-        mayStart: () => !this.halt.signal.aborted && !sub.isPaused(this.part),
-        tickMs: settings.commitIntervalMs ?? DEFAULT_COMMIT_INTERVAL_MS,
-        abandonAfterMs: settings.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS,
-        metrics: sub.metrics,
+        mayStart: () => !this.halt.signal.aborted,
+        tickMs: sub.commitIntervalMs,
+        ownsCommitError: (e) => e instanceof LeaseLost,
       });
       position = result.position;
-      if (result.abandoned) {
-        sub.log.error('queue handler ignored its abort signal and was abandoned; its messages come again', {
-          queue: sub.queue,
-          partition: this.part,
-          position,
-        });
-      }
       if (result.commitError instanceof LeaseLost) {
         sub.log.warn('queue lease lost while committing', { queue: sub.queue, partition: this.part });
         this.revoke();
         break;
-      }
-      if (result.commitError) {
-        sub.log.warn('queue commit failed; it is retried with the next one', {
-          queue: sub.queue,
-          partition: this.part,
-          err: String(result.commitError),
-        });
-      }
-      if (result.failure !== undefined) {
-        const delayMs = sub.failed(this.part);
-        sub.log.warn('queue handler failed; redelivering from the first undone message', {
-          queue: sub.queue,
-          partition: this.part,
-          position,
-          delayMs,
-          err: result.failure instanceof Error ? result.failure.message : String(result.failure),
-        });
-      } else if (!result.handedBack) {
-        sub.succeeded(this.part);
       }
     }
   }

@@ -1,25 +1,8 @@
 import { Consumer, EachBatchPayload } from 'kafkajs';
-import { QueueName } from '@ostore/queue/contracts';
-import { PartitionProgress, runBatch } from '../batch-runner';
+import { PartitionProgress } from '../batch-runner';
+import { ShellConsumer, SubscriptionShell, SubscriptionSpec } from '../consumer-shell';
 import { KafkaClient } from '../kafka.client';
-import { PauseState } from '../pause-state';
-import {
-  BatchHandler,
-  DEFAULT_COMMIT_INTERVAL_MS,
-  DEFAULT_DRAIN_TIMEOUT_MS,
-  DEFAULT_MAX_BATCH_SIZE,
-  DEFAULT_RETRY_BACKOFF,
-  HandBack,
-  QueueConsumer,
-  QueueConsumerSettings,
-  QueueLog,
-  QueueMessage,
-  QueueSubscription,
-  silentLog,
-  SubscribeOptions,
-} from '../queue';
-import { QueueMetrics } from '../queue.metrics';
-import { TokenBucket } from '../token-bucket';
+import { HandBack, QueueConsumerSettings, QueueMessage } from '../queue';
 
 export interface KafkaQueueConsumerSettings extends QueueConsumerSettings {
   /** Group session timeout (broker bounds: 6 s .. 300 s by default). Default 30000. */
@@ -37,46 +20,9 @@ export interface KafkaQueueConsumerSettings extends QueueConsumerSettings {
  * `<topic>.<group>`: one group per queue, so the Kafka group protocol gives each partition to at
  * most one member, and members of different queues never rebalance each other.
  */
-export class KafkaQueueConsumer extends QueueConsumer {
-  private readonly subscriptions = new Set<KafkaSubscription>();
-
-  constructor(
-    private readonly client: KafkaClient,
-    private readonly settings: KafkaQueueConsumerSettings,
-    private readonly metrics: QueueMetrics = new QueueMetrics(),
-    private readonly log: QueueLog = silentLog,
-  ) {
-    super();
-  }
-
-  async subscribe(
-    queue: QueueName,
-    handler: BatchHandler,
-    options: SubscribeOptions = {},
-  ): Promise<QueueSubscription> {
-    const sub = new KafkaSubscription(
-      this.client,
-      queue,
-      handler,
-      options,
-      this.settings,
-      this.metrics,
-      this.log,
-    );
-    this.subscriptions.add(sub);
-    try {
-      await sub.start();
-    } catch (e) {
-      this.subscriptions.delete(sub);
-      await sub.stop().catch(() => undefined);
-      throw e;
-    }
-    return sub;
-  }
-
-  async close(): Promise<void> {
-    await Promise.all([...this.subscriptions].map((s) => s.stop()));
-    this.subscriptions.clear();
+export class KafkaQueueConsumer extends ShellConsumer<KafkaClient, KafkaQueueConsumerSettings> {
+  protected open(spec: SubscriptionSpec<KafkaQueueConsumerSettings>): KafkaSubscription {
+    return new KafkaSubscription(this.backend, spec);
   }
 }
 
@@ -94,29 +40,20 @@ export class KafkaQueueConsumer extends QueueConsumer {
  * rebalance timeout gets its member expelled, and then its partition may briefly have two
  * readers: handlers stay idempotent.
  */
-class KafkaSubscription implements QueueSubscription {
+class KafkaSubscription extends SubscriptionShell<KafkaQueueConsumerSettings> {
   private consumer?: Consumer;
   private topic = '';
   private partitions = 0;
   private assigned: number[] = [];
   private readonly progress = new Map<number, PartitionProgress>();
-  private readonly limiters = new Map<number, TokenBucket>();
-  private readonly pauses: PauseState;
   private readonly handBack = new AbortController();
   private running = false;
-  private stopping = false;
-  private stopped?: Promise<void>;
 
   constructor(
     private readonly client: KafkaClient,
-    readonly queue: QueueName,
-    private readonly handler: BatchHandler,
-    private readonly options: SubscribeOptions,
-    private readonly settings: KafkaQueueConsumerSettings,
-    private readonly metrics: QueueMetrics,
-    private readonly log: QueueLog,
+    spec: SubscriptionSpec<KafkaQueueConsumerSettings>,
   ) {
-    this.pauses = new PauseState(options.retryBackoff ?? DEFAULT_RETRY_BACKOFF, () => this.syncPauses());
+    super(spec);
   }
 
   get groupId(): string {
@@ -163,19 +100,11 @@ class KafkaSubscription implements QueueSubscription {
       eachBatch: (payload) => this.eachBatch(payload),
     });
     this.running = true;
-    this.syncPauses();
+    this.pausesChanged();
   }
 
   assignedPartitions(): number[] {
     return this.stopping ? [] : [...this.assigned];
-  }
-
-  pause(partitions?: number[]): void {
-    this.pauses.pause(partitions);
-  }
-
-  resume(partitions?: number[]): void {
-    this.pauses.resume(partitions);
   }
 
   async committedOffsets(): Promise<Map<number, number>> {
@@ -189,26 +118,16 @@ class KafkaSubscription implements QueueSubscription {
     return result;
   }
 
-  stop(): Promise<void> {
-    if (!this.stopped) {
-      this.stopping = true;
-      this.stopped = (async () => {
-        const drain = setTimeout(
-          () => this.handBack.abort(new HandBack('stopping')),
-          this.settings.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS,
-        );
-        try {
-          // Waits for running batches (which start no new chunk and commit what is done), then leaves the group.
-          await this.consumer?.disconnect();
-        } finally {
-          clearTimeout(drain);
-          this.pauses.clear();
-          this.assigned = [];
-          this.running = false;
-        }
-      })();
+  protected async shutdown(): Promise<void> {
+    const drain = setTimeout(() => this.handBack.abort(new HandBack('stopping')), this.drainTimeoutMs);
+    try {
+      // Waits for running batches (which start no new chunk and commit what is done), then leaves the group.
+      await this.consumer?.disconnect();
+    } finally {
+      clearTimeout(drain);
+      this.assigned = [];
+      this.running = false;
     }
-    return this.stopped;
   }
 
   private async eachBatch(payload: EachBatchPayload): Promise<void> {
@@ -230,72 +149,28 @@ class KafkaSubscription implements QueueSubscription {
     const highWatermark = Number(batch.highWatermark);
     this.metrics.setLag(this.queue, partition, highWatermark - progress.committed);
 
-    const commitIntervalMs = this.settings.commitIntervalMs ?? DEFAULT_COMMIT_INTERVAL_MS;
-    const result = await runBatch({
-      queue: this.queue,
+    await this.process({
       partition,
       messages,
-      handler: this.handler,
       progress,
       commit: (position) =>
         payload.commitOffsetsIfNecessary({
           topics: [{ topic: this.topic, partitions: [{ partition, offset: String(position) }] }],
         }),
-      maxBatchSize: this.options.maxBatchSize ?? DEFAULT_MAX_BATCH_SIZE,
-      limiter: this.limiter(partition),
       signal: this.handBack.signal,
-      mayStart: () => !this.stopping && isRunning() && !isStale() && !this.pauses.isPaused(partition),
+      mayStart: () => !this.stopping && isRunning() && !isStale(),
       tick: () => payload.heartbeat(),
-      tickMs: Math.min(commitIntervalMs, this.settings.heartbeatIntervalMs ?? 3000),
-      abandonAfterMs: this.settings.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS,
-      metrics: this.metrics,
+      tickMs: Math.min(this.commitIntervalMs, this.settings.heartbeatIntervalMs ?? 3000),
+      settled: ({ position }) => {
+        // The next fetch starts at the first message not done (kafkajs fetches from resolved + 1).
+        if (position > first) payload.resolveOffset(String(position - 1));
+        this.metrics.setLag(this.queue, partition, highWatermark - position);
+      },
     });
-    if (result.abandoned) {
-      this.log.error('queue handler ignored its abort signal and was abandoned; its messages come again', {
-        queue: this.queue,
-        partition,
-        position: result.position,
-      });
-    }
-
-    // The next fetch starts at the first message not done (kafkajs fetches from resolved + 1).
-    if (result.position > first) payload.resolveOffset(String(result.position - 1));
-    this.metrics.setLag(this.queue, partition, highWatermark - result.position);
-    if (result.commitError) {
-      this.log.warn('queue commit failed; the uncommitted messages will be delivered again', {
-        queue: this.queue,
-        partition,
-        position: result.position,
-        err: String(result.commitError),
-      });
-    }
-    if (result.failure !== undefined) {
-      const delayMs = this.pauses.failed(partition);
-      this.log.warn('queue handler failed; redelivering from the first undone message', {
-        queue: this.queue,
-        partition,
-        position: result.position,
-        delayMs,
-        err: result.failure instanceof Error ? result.failure.message : String(result.failure),
-      });
-    } else if (!result.handedBack) {
-      this.pauses.succeeded(partition);
-    }
-  }
-
-  private limiter(partition: number): TokenBucket | undefined {
-    const rate = this.options.ratePerPartition;
-    if (!rate) return undefined;
-    let limiter = this.limiters.get(partition);
-    if (!limiter) {
-      limiter = new TokenBucket(rate);
-      this.limiters.set(partition, limiter);
-    }
-    return limiter;
   }
 
   /** Mirrors the effective pause state (user pauses and failure backoffs) onto kafkajs. */
-  private syncPauses(): void {
+  protected override pausesChanged(): void {
     if (!this.consumer || !this.running || this.stopping) return;
     const paused: number[] = [];
     const active: number[] = [];

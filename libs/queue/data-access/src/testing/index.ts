@@ -1,0 +1,5 @@
+export { InMemoryQueueTables } from '../in-memory-queue-tables';
+export * from './in-memory-queue';
+export * from './queue-contract.suite';
+export * from './through-transport';
+export { UsageTopicReader, UsageRecordOnTopic } from './usage-topic.reader';
