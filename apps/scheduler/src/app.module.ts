@@ -15,6 +15,7 @@ import { JsonLogger, MetricsRegistry, ObservabilityModule } from '@ostore/shared
 import { BlockStorageModule } from '@ostore/storage/blocks';
 import { LifecycleApplier, S3CoreModule } from '@ostore/s3/core';
 import { SchedulerConfig } from './config/scheduler.config';
+import { FoldersModule } from './folders/folders.module';
 import { AbortUploadCandidate } from './lifecycle/abort-upload-candidate/abort-upload-candidate.usecase';
 import { ApplyVersionCandidate } from './lifecycle/apply-version-candidate/apply-version-candidate.usecase';
 import { CandidateBatchRunner } from './lifecycle/candidate-batch.runner';
@@ -110,6 +111,7 @@ export class AppModule {
         ...(config.queue.backend === 'kafka' || config.usage.mode === 'kafka' ? [KafkaModule.forRoot(config.kafka)] : []),
         QueueModule.forRoot(queueOptions(config)),
         core,
+        FoldersModule.register(config),
       ],
       controllers: [LifecycleCandidatesController],
       providers,
