@@ -1,6 +1,8 @@
-// One Jest run for every test: unit specs beside the code, integration specs (real Cassandra and
-// Kafka, started by the global setup when not running) in */test/. Tests run in band: the stack
-// shares the machine's two cores, and disruptive specs (which stop Cassandra) must run alone, last.
+// One Jest run for every test: unit specs beside the code, integration specs in */test/ against
+// real Cassandra and Kafka: a stack of the run's own (its own ports and stack dir, never `npm start`'s),
+// started by the global setup and stopped by the global teardown (tools/testing). Tests run in band:
+// the stack shares the machine's two cores, and disruptive specs (which stop Cassandra) must run
+// alone, last.
 const { readFileSync } = require('fs');
 const paths = JSON.parse(readFileSync(`${__dirname}/tsconfig.base.json`, 'utf8')).compilerOptions.paths;
 
@@ -29,18 +31,19 @@ module.exports = {
     {
       ...common,
       displayName: 'integration',
-      testMatch: ['<rootDir>/{apps,libs,tools}/**/test/**/*.int-spec.ts'],
+      testMatch: ['<rootDir>/{apps,libs,tools,deploy}/**/test/**/*.int-spec.ts'],
       testPathIgnorePatterns: [...common.testPathIgnorePatterns, '\\.disruptive\\.'],
       testEnvironment: '<rootDir>/tools/testing/environment.js',
       globalSetup: '<rootDir>/tools/testing/global-setup.js',
       globalTeardown: '<rootDir>/tools/testing/global-teardown.js',
     },
     {
-      // Specs that stop Cassandra: selected only by a plain `npm test` (or --selectProjects disruptive),
-      // never by a run of the integration project alone, so concurrent work on the stack is not disturbed.
+      // Specs that stop Cassandra (the run's own): selected only by a plain `npm test` (or
+      // --selectProjects disruptive), never by a run of the integration project alone.
       ...common,
       displayName: 'disruptive',
       testMatch: ['<rootDir>/{apps,libs,tools}/**/test/**/*.disruptive.int-spec.ts'],
+      testEnvironment: '<rootDir>/tools/testing/environment.js',
       globalSetup: '<rootDir>/tools/testing/global-setup.js',
       globalTeardown: '<rootDir>/tools/testing/global-teardown.js',
     },

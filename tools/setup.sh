@@ -17,6 +17,8 @@ apt_missing=()
 command -v mvn >/dev/null 2>&1 || apt_missing+=(maven)
 command -v aws >/dev/null 2>&1 || apt_missing+=(awscli)
 command -v rclone >/dev/null 2>&1 || apt_missing+=(rclone)
+# promtool (deploy specs: alert rules) and prometheus (the deploy observability test).
+command -v promtool >/dev/null 2>&1 || apt_missing+=(prometheus)
 if [ ${#apt_missing[@]} -gt 0 ]; then
   if [ "$(id -u)" -eq 0 ]; then
     echo "setup: installing Debian packages: ${apt_missing[*]}"
@@ -33,5 +35,10 @@ if [ ! -f node_modules/.package-lock.json ] || ! cmp -s <(node -p "JSON.stringif
      <(node -p "JSON.stringify(require('./node_modules/.package-lock.json').packages)" 2>/dev/null); then
   npm ci --no-audit --no-fund
 fi
+
+# kubectl (kustomize builds of deploy/k8s) comes with the machine; kubeconform and the Kubernetes
+# and Prometheus Operator schemas go to ~/.cache/ostore/validators.
+command -v kubectl >/dev/null 2>&1 || echo "setup: kubectl is missing: the deploy specs need it (kubectl kustomize)" >&2
+bash deploy/tools/install-validators.sh
 
 node tools/stack/stack.mjs resolve

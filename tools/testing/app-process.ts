@@ -25,6 +25,14 @@ export class AppProcess {
     this.child.stdout!.on('data', (d) => this.output.push(String(d)));
     this.child.stderr!.on('data', (d) => this.output.push(String(d)));
     this.exited = new Promise((res) => this.child!.once('exit', (code, signal) => res({ code, signal })));
+    // the integration test environment stops whatever a spec file left running, even when it failed
+    const registry = globalThis as { __ostoreProcesses?: unknown[] };
+    (registry.__ostoreProcesses ??= []).push({
+      name: this.app,
+      pid: this.child.pid,
+      running: () => this.child !== undefined && this.exitCode === undefined,
+      stop: () => this.stop(),
+    });
     return this;
   }
 

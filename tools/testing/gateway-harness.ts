@@ -1,3 +1,4 @@
+import { resolve } from 'path';
 import { S3Client } from '@aws-sdk/client-s3';
 import { AppProcess } from './app-process';
 import { appEnv, freshCluster, freshKeyspace, GiveUpWaiting, waitFor } from './stack-env';
@@ -12,6 +13,8 @@ export interface GatewayUnderTest {
   managementUrl: string;
   adminToken: string;
   keyspace: string;
+  /** Where this gateway's filesystem block store keeps its blocks (in the test run's stack dir). */
+  blockDir: string;
   credentials: Credentials;
   process: AppProcess;
   /** An AWS SDK v3 client with default settings (checksums, aws-chunked trailers) for the bootstrap user. */
@@ -33,7 +36,7 @@ export async function startGateway(label: string, extraEnv: Record<string, strin
   const managementPort = nextPort++;
   const adminToken = `admin-token-${keyspace}`;
   const credentials = { accessKeyId: `AKIATEST${Math.random().toString(36).slice(2, 14).toUpperCase()}`, secretAccessKey: `secret-${keyspace}-0000000000` };
-  const env = {
+  const env: Record<string, string> = {
     ...appEnv(keyspace, freshCluster(label)),
     S3_PORT: String(s3Port),
     S3_HOST: '127.0.0.1',
@@ -43,27 +46,34 @@ export async function startGateway(label: string, extraEnv: Record<string, strin
     S3_BOOTSTRAP_USER: 'tester',
     S3_BOOTSTRAP_ACCESS_KEY_ID: credentials.accessKeyId,
     S3_BOOTSTRAP_SECRET_ACCESS_KEY: credentials.secretAccessKey,
-    BLOCK_STORE_DIR: `.stack/test-blocks/${keyspace}`,
     LOG_LEVEL: 'warn',
     ...extraEnv,
   };
   const managementUrl = `http://127.0.0.1:${managementPort}`;
-  const ready = async (p: AppProcess) =>
-    waitFor(
-      'gateway ready',
-      async () => {
-        if (p.exitCode !== undefined) throw new GiveUpWaiting(`gateway exited (${p.exitCode}):\n${p.output.join('')}`);
-        const res = await fetch(`${managementUrl}/health/ready`);
-        await res.text();
-        return res.status === 200 ? true : undefined;
-      },
-      90000,
-    );
+  // a gateway that never gets ready is stopped before the error propagates: no spec can stop it
+  const ready = async (p: AppProcess) => {
+    try {
+      await waitFor(
+        'gateway ready',
+        async () => {
+          if (p.exitCode !== undefined) throw new GiveUpWaiting(`gateway exited (${p.exitCode}):\n${p.output.join('')}`);
+          const res = await fetch(`${managementUrl}/health/ready`);
+          await res.text();
+          return res.status === 200 ? true : undefined;
+        },
+        90000,
+      );
+    } catch (e) {
+      await p.stop();
+      throw e;
+    }
+  };
   const gw: GatewayUnderTest = {
     endpoint: `http://127.0.0.1:${s3Port}`,
     managementUrl,
     adminToken,
     keyspace,
+    blockDir: resolve(__dirname, '../..', env.BLOCK_STORE_DIR),
     credentials,
     process: new AppProcess('gateway', env).start(),
     client(creds = credentials, options = {}) {

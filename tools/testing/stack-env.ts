@@ -1,6 +1,25 @@
 import { randomBytes } from 'crypto';
+import { join, resolve } from 'path';
 
-/** Connection facts of the stack the global setup started (or found). */
+/** How this test run's own stack is addressed (the options of `tools/stack`, set by the global setup). */
+export interface TestStack {
+  stackDir: string;
+  cassandraHost: string;
+  cassandraPort: number;
+  cassandraStoragePort: number;
+  kafkaHost: string;
+  kafkaPort: number;
+  kafkaControllerPort: number;
+}
+
+/** This run's own stack: never the default `.stack` or its ports (see tools/stack/test-slots.cjs). */
+export function testStack(): TestStack {
+  const json = process.env.OSTORE_TEST_STACK;
+  if (!json) throw new Error('integration specs need the global setup (run them through `npm test` or `npx jest`)');
+  return JSON.parse(json) as TestStack;
+}
+
+/** Connection facts of the stack the global setup started for this run. */
 export function stackEnv(): {
   cassandraHost: string;
   cassandraPort: number;
@@ -54,6 +73,9 @@ export function appEnv(keyspace: string, cluster: string): Record<string, string
     CASSANDRA_PORT: String(env.cassandraPort),
     CASSANDRA_KEYSPACE: keyspace,
     KAFKA_BROKERS: env.kafkaBrokers.join(','),
+    // blocks go to the run's stack dir, never to the development system's .stack/blocks
+    BLOCK_STORE_DIR: join(testStack().stackDir, 'blocks', keyspace),
+    BLOCK_COLD_DIR: join(testStack().stackDir, 'blocks', `${keyspace}-cold`),
     LOG_LEVEL: 'info',
   };
 }
@@ -89,12 +111,17 @@ export async function waitFor<T>(
   }
 }
 
-/** Runs a `tools/stack/stack.mjs` command (e.g. `stop-cassandra`) as a user would, on the stack of this run. */
+/**
+ * Runs a `tools/stack/stack.mjs` command (e.g. `stop-cassandra`) as a user would, on this run's own
+ * stack only: its stack dir is passed explicitly, and the default stack dir is refused.
+ */
 export async function stackCommand(...args: string[]): Promise<void> {
   const { execFile } = await import('child_process');
-  const { resolve } = await import('path');
+  const own = testStack();
+  if (resolve(own.stackDir) === resolve(__dirname, '../../.stack')) throw new Error(`refusing to run stack ${args.join(' ')} on the default stack dir`);
+  const env = { ...process.env, OSTORE_STACK_DIR: own.stackDir };
   await new Promise<void>((done, fail) =>
-    execFile(process.execPath, [resolve(__dirname, '../stack/stack.mjs'), ...args], { env: process.env }, (err, _out, stderr) =>
+    execFile(process.execPath, [resolve(__dirname, '../stack/stack.mjs'), ...args], { env }, (err, _out, stderr) =>
       err ? fail(new Error(`stack ${args.join(' ')} failed: ${stderr}`)) : done(),
     ),
   );

@@ -1,5 +1,5 @@
 import { readdirSync, statSync, existsSync } from 'fs';
-import { join, resolve } from 'path';
+import { join } from 'path';
 import http from 'http';
 import {
   CompleteMultipartUploadCommand,
@@ -19,7 +19,6 @@ import { GatewayUnderTest, startGateway, waitFor } from '@ostore/testing';
 import { bodyBytes, s3Error } from './s3-test-helpers';
 
 const MiB = 1024 * 1024;
-const root = resolve(__dirname, '../../..');
 
 function countFiles(dir: string): number {
   if (!existsSync(dir)) return 0;
@@ -61,7 +60,7 @@ describe('faults: a gateway killed mid-upload leaves nothing visible and no orph
       BLOCK_GC_INTERVAL_SECONDS: '1',
       BLOCK_GC_GRACE_SECONDS: '2',
     });
-    blockDir = resolve(root, `.stack/test-blocks/${gw.keyspace}`);
+    blockDir = gw.blockDir;
     s3 = gw.client();
     await s3.send(new CreateBucketCommand({ Bucket }));
   });

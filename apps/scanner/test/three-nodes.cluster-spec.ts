@@ -3,28 +3,31 @@ import { MAX_TOKEN, mergeSpans, MIN_TOKEN } from '@ostore/lifecycle/scan';
 import { VersionCandidate } from '@ostore/queue/contracts';
 import { CassandraClient, CassandraOptions } from '@ostore/shared/cassandra';
 import { FakeClock } from '@ostore/shared/clock/testing';
-import { freshCluster, stackEnv } from '@ostore/testing';
+import { freshCluster, stackEnv, testStack } from '@ostore/testing';
 import { alice, DAY, migrate, put, readTopic, rule, s3, scannerOf, ScannerUnderTest, setLifecycle } from './support';
 
 /**
- * Three Cassandra nodes on 127.0.0.11-13 (a stack of their own: .stack-cluster, CQL port 9342,
- * storage port 7300; Kafka is the main test stack's), a keyspace with RF 3, one scanner beside
- * each node. Run by `npm run test:cluster` only (jest.cluster.config.js), never by `npm test`:
- * starting the nodes takes about a minute on two cores. The nodes are stopped afterwards unless
- * they were already running (or OSTORE_KEEP_CLUSTER=1).
+ * Three Cassandra nodes on 127.0.0.11-13 (a stack of their own, derived from this test run's:
+ * stack dir <run's stack dir>-cluster, CQL and storage ports one above the run's; Kafka is the run's
+ * own), a keyspace with RF 3, one scanner beside each node. Run by `npm run test:cluster` only
+ * (jest.cluster.config.js), never by `npm test`: starting the nodes takes about a minute on two
+ * cores. The nodes are stopped afterwards unless they were already running (or OSTORE_KEEP_CLUSTER=1).
  */
 const stack = require(join(__dirname, '../../../tools/stack/index.cjs'));
 
+const run = testStack();
 const STACK = {
-  stackDir: join(__dirname, '../../../.stack-cluster'),
+  stackDir: `${run.stackDir}-cluster`,
   cassandraNodes: 3,
   cassandraHost: '127.0.0.11',
-  cassandraPort: 9342,
-  cassandraStoragePort: 7300,
+  cassandraPort: run.cassandraPort + 1,
+  cassandraStoragePort: run.cassandraStoragePort + 1,
   cassandraHeap: '768M',
-  kafkaPort: 9392,
-  kafkaControllerPort: 9393,
+  kafkaPort: run.kafkaPort + 2,
+  kafkaControllerPort: run.kafkaControllerPort + 2,
   only: 'cassandra',
+  // servers of another stack dir on these endpoints are an error, never used
+  exclusive: true,
   timeoutSec: 400,
 };
 const NODES = ['127.0.0.11', '127.0.0.12', '127.0.0.13'];

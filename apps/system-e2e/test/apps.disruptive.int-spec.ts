@@ -1,6 +1,5 @@
 import { AppName, AppProcess, APPS, appEnv, freshCluster, freshKeyspace, stackCommand, waitFor } from '@ostore/testing';
 
-
 const basePort = 19100 + Math.floor(Math.random() * 500) * 4;
 const ports: Record<AppName, number> = {
   gateway: basePort,
@@ -38,9 +37,13 @@ describe('the four apps against the real stack', () => {
     );
   }, 120000);
 
+  // the apps stop even when Cassandra cannot be started again (stackCommand acts on this run's own stack only)
   afterAll(async () => {
-    await stackCommand('start-cassandra');
-    await Promise.all(processes.map((p) => p.stop()));
+    try {
+      await stackCommand('start-cassandra');
+    } finally {
+      await Promise.all(processes.map((p) => p.stop()));
+    }
   }, 120000);
 
   it.each(APPS)('%s answers /health/live, /health/ready and /metrics in Prometheus text', async (app) => {

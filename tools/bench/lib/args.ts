@@ -66,6 +66,12 @@ commands
   report [--date YYYY-MM-DD]   rewrite the day's Markdown from its JSON (after editing the
                hand-written <date>-gateway.analysis.md)
 
+lifecycle benches (their own options; each file's header comment lists them)
+  lifecycle-scan [--versions 200000 ...]      versions/s of one scanner's local scan
+  lifecycle-apply [--objects 10000 ...]       lifecycle deletions/s of one scheduler
+  lifecycle-wide-directory [--objects 200000 ...]   one directory, 90 % expired, listed before and after
+               (the same as node tools/bench/lifecycle/{scan,apply,wide-directory}.mjs)
+
 options (defaults in brackets)
   --duration 30s             each timed phase of small and large [30s]
   --small-duration / --large-duration   one scenario's phases only
@@ -162,9 +168,11 @@ export function parseArgs(argv: string[]): BenchArgs {
         a.largeDurationMs = ms;
         break;
       }
-      case '--warmup':
-        a.warmupMs = wrap(() => parseDuration(value()));
+      case '--warmup': {
+        const v = value();
+        a.warmupMs = /^\s*0+(\.0*)?\s*(ms|s|m|h)?\s*$/i.test(v) ? 0 : wrap(() => parseDuration(v));
         break;
+      }
       case '--small-duration':
         a.smallDurationMs = wrap(() => parseDuration(value()));
         break;

@@ -62,6 +62,9 @@ describe('arguments', () => {
     expect(() => parseArgs(['small', '--endpoint', 'http://10.0.0.5:9000', '--access-key', 'a', '--secret-key', 'b'])).toThrow(/loopback/);
     expect(() => parseArgs(['small', '--endpoint', 'http://127.0.0.1:9000'])).toThrow(/--access-key/);
     expect(parseArgs(['--help']).command).toBe('help');
+    expect(parseArgs(['small', '--warmup', '0']).warmupMs).toBe(0);
+    expect(parseArgs(['small', '--warmup=0s']).warmupMs).toBe(0);
+    expect(parseArgs(['small', '--warmup', '5s']).warmupMs).toBe(5000);
   });
 });
 

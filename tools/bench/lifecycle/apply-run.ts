@@ -9,6 +9,7 @@ import { MigrationRunner, migrations, parseReplication } from '@ostore/metastore
 import { VersionCandidate } from '@ostore/queue/contracts';
 import { CassandraQueueProducer, CassandraQueueRepository, KafkaClient, KafkaQueueProducer, QueueProducer } from '@ostore/queue/data-access';
 import { createDriverClient } from '@ostore/shared/cassandra';
+import { localStack } from '../lib/stack';
 import { benchRun, coreOver } from './bench-core';
 
 const ROOT = resolve(__dirname, '../../..');
@@ -102,9 +103,7 @@ async function coordinated(admin: ReturnType<typeof createDriverClient>, keyspac
 
 export async function main(argv: string[]): Promise<number> {
   const o = parseArgs(argv);
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const stack = require(resolve(ROOT, 'tools/stack/index.cjs'));
-  const info = await stack.ensureStackUp({ quiet: true });
+  const info = await localStack().ensureStackUp({ quiet: true });
   const { run, keyspace, cluster, cassandra } = benchRun(info, 'apply', 12000);
   const load0 = loadavg();
   console.log(`[apply-bench] ${o.objects} objects, mode ${o.mode}, ${o.backend} queue, ${o.partitions} partitions; keyspace ${keyspace}`);

@@ -5,12 +5,13 @@ import { resolve } from 'path';
 import { types } from 'cassandra-driver';
 import { lifecycleTiming, parseLifecycleXml } from '@ostore/lifecycle/rules';
 import { createLocalScan, createLocalScanClient, localScanSpans, ScanMetrics } from '@ostore/lifecycle/scan';
-import { BucketsRepository, encodeMetaSnapshot, VersionRow, VersionsRepository } from '@ostore/metastore/data-access';
+import { BucketsRepository, VersionRow, VersionsRepository } from '@ostore/metastore/data-access';
 import { MigrationRunner, migrations, parseReplication } from '@ostore/metastore/schema';
 import { KafkaClient, KafkaQueueProducer } from '@ostore/queue/data-access';
 import { CassandraClient, createDriverClient } from '@ostore/shared/cassandra';
 import { SystemClock } from '@ostore/shared/clock';
 import { MetricsRegistry } from '@ostore/shared/observability';
+import { localStack } from '../lib/stack';
 import { benchRun } from './bench-core';
 
 const ROOT = resolve(__dirname, '../../..');
@@ -76,9 +77,7 @@ async function limited<T>(items: T[], n: number, fn: (item: T) => Promise<void>)
 
 export async function main(argv: string[]): Promise<number> {
   const o = parseArgs(argv);
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const stack = require(resolve(ROOT, 'tools/stack/index.cjs'));
-  const info = await stack.ensureStackUp({ quiet: true });
+  const info = await localStack().ensureStackUp({ quiet: true });
   const { keyspace, cluster, cassandra } = benchRun(info, 'scan');
   const cassandraPid = readPid(resolve(info.stackDir ?? resolve(ROOT, '.stack'), 'cassandra/node1/cassandra.pid'));
   console.log(`[scan-bench] ${o.versions} versions (${o.perObject} per object, ${o.perDir} objects per directory), fetch ${o.fetch}; keyspace ${keyspace}`);
@@ -120,7 +119,7 @@ export async function main(argv: string[]): Promise<number> {
   const extrasOf = (r: VersionRow) =>
     o.rowBodyBytes > 0
       ? {
-          snapshot: encodeMetaSnapshot({ ...r, userMeta: {}, tags: {}, checksums: {}, contentType: 'text/plain' }),
+          meta: { ...r, userMeta: {}, tags: {}, checksums: {}, contentType: 'text/plain' },
           inlineBody: randomBytes(o.rowBodyBytes),
         }
       : {};

@@ -16,6 +16,7 @@ import {
   wideKeys,
   writeObjects,
 } from './wide-directory-story';
+import { localStack } from '../lib/stack';
 import { benchRun } from './bench-core';
 
 const ROOT = resolve(__dirname, '../../..');
@@ -90,9 +91,7 @@ function exactly(listed: string[], expected: string[]): boolean {
 
 export async function main(argv: string[]): Promise<number> {
   const o = parseArgs(argv);
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const stack = require(resolve(ROOT, 'tools/stack/index.cjs'));
-  const info = await stack.ensureStackUp({ quiet: true });
+  const info = await localStack().ensureStackUp({ quiet: true });
   const load0 = loadavg();
   const results: Record<string, unknown>[] = [];
   let ok = true;

@@ -102,14 +102,16 @@ export class S3Server implements OnApplicationBootstrap, BeforeApplicationShutdo
     this.inflight.inc();
     // Bytes read from the socket (headers included); a 'data' listener here would start the body flowing too early.
     const socketReadAtStart = raw.socket.bytesRead;
+    // Bytes written likewise (headers included): getHeader() does not see headers given to writeHead().
+    const socketWrittenAtStart = raw.socket.bytesWritten;
     res.once('close', () => {
       this.inflight.dec();
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       this.requests.inc({ operation: req.operation, status: String(res.statusCode) });
       this.duration.observe({ operation: req.operation }, seconds);
       this.bytesIn.inc({ operation: req.operation }, Math.max(0, raw.socket.bytesRead - socketReadAtStart));
-      const sent = Number(res.getHeader('content-length') ?? 0);
-      if (res.writableFinished && sent) this.bytesOut.inc({ operation: req.operation }, sent);
+      const sent = raw.socket.bytesWritten - socketWrittenAtStart;
+      if (sent > 0) this.bytesOut.inc({ operation: req.operation }, sent);
       if (!res.writableFinished) this.log.warn('client went away before the response ended', { requestId, operation: req.operation });
     });
 

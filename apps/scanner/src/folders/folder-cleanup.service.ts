@@ -1,10 +1,10 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown, OnModuleDestroy } from '@nestjs/common';
 import type { Client } from 'cassandra-driver';
-import { BucketCatalog, CassandraBucketSource, createLocalScanClient, findLocalHost, PinnedHostPolicy, sleep } from '@ostore/lifecycle/scan';
-import { FolderFilterRepository } from '@ostore/metastore/data-access';
+import { BucketCatalog, createLocalScanClient, findLocalHost, MetastoreBucketSource, PinnedHostPolicy } from '@ostore/lifecycle/scan';
+import { BucketsRepository, FolderFilterRepository } from '@ostore/metastore/data-access';
 import { QueueProducer } from '@ostore/queue/data-access';
 import { CassandraClient } from '@ostore/shared/cassandra';
-import { Clock } from '@ostore/shared/clock';
+import { Clock, sleep } from '@ostore/shared/clock';
 import { ContextLogger, JsonLogger, MetricsRegistry } from '@ostore/shared/observability';
 import { ScannerConfig } from '../config/scanner.config';
 import {
@@ -103,7 +103,7 @@ export class FolderCleanupService implements OnApplicationBootstrap, OnModuleDes
       const scan = new FolderScanJob(
         folderSources(client),
         repo,
-        new BucketCatalog(new CassandraBucketSource(this.db)),
+        new BucketCatalog(new MetastoreBucketSource(new BucketsRepository(this.db))),
         this.producer,
         { fetchSize: cfg.scan.fetchSize, hostIndex: cfg.scan.hostIndex, maxPerParent: f.maxPerParent, publishBatch: cfg.scan.publishBatch },
         this.metrics,

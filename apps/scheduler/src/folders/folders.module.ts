@@ -1,4 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
+import { EmptyFolderApplier } from '@ostore/folders/apply';
 import { ParentBudget } from '@ostore/folders/cleanup';
 import { FolderCleanupRepository } from '@ostore/metastore/data-access';
 import { CassandraClient } from '@ostore/shared/cassandra';
@@ -34,10 +35,12 @@ export class FoldersModule {
           provide: DeleteEmptyFolder,
           useFactory: (db: CassandraClient, clock: Clock, m: MetricsRegistry, l: JsonLogger) =>
             new DeleteEmptyFolder(
-              new FolderCleanupRepository(db),
-              new ParentBudget(f.maxPerParent, f.windowMs),
-              { folderCacheTtlMs: f.folderCacheTtlMs, skewMs: f.skewMs },
-              clock,
+              new EmptyFolderApplier(
+                new FolderCleanupRepository(db),
+                new ParentBudget(f.maxPerParent, f.windowMs),
+                { folderCacheTtlMs: f.folderCacheTtlMs, skewMs: f.skewMs },
+                clock,
+              ),
               new FolderCleanupMetrics(m),
               l.forContext(DeleteEmptyFolder.name),
             ),

@@ -1,8 +1,8 @@
-import { KeyedRow, SCAN_START, ScanLog, sleep, TokenRangeReader, TokenSpan } from '@ostore/lifecycle/scan';
+import { KeyedRow, SCAN_START, ScanLog, TokenRangeReader, TokenSpan } from '@ostore/lifecycle/scan';
 import { DirectoryFilter, FilterGeneration } from '@ostore/folders/cleanup';
 import { FolderFilterRepository, HostFilterRow } from '@ostore/metastore/data-access';
 import { TokenBucket } from '@ostore/queue/data-access';
-import type { Clock } from '@ostore/shared/clock';
+import { Clock, sleep } from '@ostore/shared/clock';
 import { KindSource } from './key-tables';
 import { ScannerFolderMetrics } from './folder-cleanup.metrics';
 

@@ -8,3 +8,4 @@ export * from './render-lifecycle';
 export * from './evaluate-object';
 export * from './evaluate-upload';
 export * from './overdue';
+export * from './stored-lifecycle';

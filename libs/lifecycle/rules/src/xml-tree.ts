@@ -1,4 +1,4 @@
-import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { parseXmlDocument, S3Error, XmlElement as ProtocolXmlElement } from '@ostore/s3/protocol';
 import { LifecycleConfigurationError } from './errors';
 
 /** One element of a parsed document: its children in order and its text content. */
@@ -9,57 +9,33 @@ export interface XmlElement {
   readonly text: string;
 }
 
-type OrderedNode = Record<string, unknown>;
-
-const parser = new XMLParser({
-  preserveOrder: true,
-  ignoreAttributes: true,
-  trimValues: false,
-  parseTagValue: false,
-  processEntities: true,
-  htmlEntities: true,
-  ignoreDeclaration: true,
-  ignorePiTags: true,
-});
-
 /**
- * The root element of a request body. Anything that is not one well-formed element is
- * MalformedXML; so is a DOCTYPE (no entity tricks), and text mixed with child elements.
+ * The root element of a request body, read by the project's one XML reader (`parseXmlDocument` of
+ * `@ostore/s3/protocol`), so a lifecycle body is refused exactly where every other S3 body is:
+ * anything not one well-formed element, a DOCTYPE or entity declaration, an entity XML does not
+ * predefine (`&nbsp;`). Text mixed with child elements is MalformedXML too.
  */
 export function parseXmlRoot(body: string | Uint8Array): XmlElement {
   const xml = typeof body === 'string' ? body : new TextDecoder().decode(body);
   if (xml.trim() === '') throw LifecycleConfigurationError.malformed('empty body');
-  if (/<!DOCTYPE/i.test(xml)) throw LifecycleConfigurationError.malformed('DOCTYPE is not allowed');
-  const valid = XMLValidator.validate(xml);
-  if (valid !== true) throw LifecycleConfigurationError.malformed(`not well-formed: ${valid.err.msg}`);
-  const roots = toElements(parser.parse(xml) as OrderedNode[]);
-  if (roots.length !== 1)
-    throw LifecycleConfigurationError.malformed('the document must have one root element');
-  return roots[0];
-}
-
-function toElements(nodes: readonly OrderedNode[]): XmlElement[] {
-  const elements: XmlElement[] = [];
-  for (const node of nodes) {
-    const name = Object.keys(node).find((k) => k !== ':@');
-    if (name === undefined || name === '#text') continue;
-    const inner = (node[name] as OrderedNode[] | undefined) ?? [];
-    const children = toElements(inner);
-    const text = inner
-      .filter((n) => Object.prototype.hasOwnProperty.call(n, '#text'))
-      .map((n) => String(n['#text']))
-      .join('');
-    if (children.length > 0 && text.trim() !== '') {
-      throw LifecycleConfigurationError.malformed(`<${name}> mixes text with elements`);
-    }
-    elements.push({ name: localName(name), children, text });
+  let root: ProtocolXmlElement;
+  try {
+    root = parseXmlDocument(xml);
+  } catch (error) {
+    if (!(error instanceof S3Error)) throw error;
+    throw LifecycleConfigurationError.malformed(
+      'not one well-formed element (or a DOCTYPE, or an entity XML does not define)',
+    );
   }
-  return elements;
+  refuseMixedContent(root);
+  return root;
 }
 
-function localName(name: string): string {
-  const colon = name.indexOf(':');
-  return colon < 0 ? name : name.slice(colon + 1);
+function refuseMixedContent(element: XmlElement): void {
+  if (element.children.length > 0 && element.text.trim() !== '') {
+    throw LifecycleConfigurationError.malformed(`<${element.name}> mixes text with elements`);
+  }
+  element.children.forEach(refuseMixedContent);
 }
 
 /**

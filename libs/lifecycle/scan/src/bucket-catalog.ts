@@ -1,6 +1,5 @@
-import type { CassandraClient } from '@ostore/shared/cassandra';
-import { optStr, str } from '@ostore/metastore/data-access';
-import { BucketVersioning, LifecycleConfiguration, LifecycleRule } from '@ostore/lifecycle/rules';
+import type { BucketsRepository } from '@ostore/metastore/data-access';
+import { BucketVersioning, decodeStoredLifecycle, LifecycleConfiguration, LifecycleRule } from '@ostore/lifecycle/rules';
 
 /** What the scan needs of a bucket. */
 export interface ScanBucket {
@@ -16,7 +15,7 @@ export interface BucketRecord {
   readonly bucketId: string;
   readonly name: string;
   readonly versioning: string;
-  /** `buckets.lifecycle`: JSON.stringify(LifecycleConfiguration), as the gateway stores it. */
+  /** `buckets.lifecycle`, as the gateway stores it (encodeStoredLifecycle). */
   readonly lifecycle?: string;
 }
 
@@ -25,25 +24,19 @@ export abstract class BucketSource {
   abstract all(): Promise<BucketRecord[]>;
 }
 
-/** `buckets` through the app's session, paged; read once per pass (and on an unknown id). */
-export class CassandraBucketSource extends BucketSource {
-  constructor(private readonly client: CassandraClient) {
+/** `buckets` through the metastore repository (the app's session), read once per pass and on an unknown id. */
+export class MetastoreBucketSource extends BucketSource {
+  constructor(private readonly buckets: Pick<BucketsRepository, 'all'>) {
     super();
   }
 
   async all(): Promise<BucketRecord[]> {
-    const out: BucketRecord[] = [];
-    for await (const r of this.client.rows(`SELECT name, bucket_id, versioning, lifecycle FROM buckets`, [], {
-      fetchSize: 1000,
-    })) {
-      out.push({
-        bucketId: str(r['bucket_id']),
-        name: str(r['name']),
-        versioning: str(r['versioning']) || 'Unversioned',
-        lifecycle: optStr(r['lifecycle']),
-      });
-    }
-    return out;
+    return (await this.buckets.all()).map((b) => ({
+      bucketId: b.bucketId,
+      name: b.name,
+      versioning: b.versioning,
+      lifecycle: b.lifecycle,
+    }));
   }
 }
 
@@ -94,9 +87,7 @@ export class BucketCatalog {
     let lifecycle: LifecycleConfiguration | undefined;
     if (r.lifecycle) {
       try {
-        const parsed = JSON.parse(r.lifecycle) as LifecycleConfiguration;
-        if (!Array.isArray(parsed.rules)) throw new Error('no rules');
-        lifecycle = parsed;
+        lifecycle = decodeStoredLifecycle(r.lifecycle, `bucket ${r.name}`);
       } catch {
         this.unreadable.add(r.name);
       }

@@ -4,7 +4,6 @@ export * from './page-source';
 export * from './token-range-reader';
 export * from './key-grouper';
 export * from './scanned-object';
-export * from './public-ids';
 export * from './cassandra-page-source';
 export * from './pinned-host.policy';
 export * from './local-ring';

@@ -2,15 +2,16 @@ import type { Client } from 'cassandra-driver';
 import type { CassandraClient } from '@ostore/shared/cassandra';
 import type { Clock } from '@ostore/shared/clock';
 import type { LifecycleTiming } from '@ostore/lifecycle/rules';
+import { BucketsRepository, VersionsRepository } from '@ostore/metastore/data-access';
 import type { QueueProducer } from '@ostore/queue/data-access';
-import { BucketCatalog, CassandraBucketSource } from './bucket-catalog';
+import { BucketCatalog, MetastoreBucketSource } from './bucket-catalog';
 import { CassandraPageSource, UPLOADS_TABLE, VERSIONS_TABLE } from './cassandra-page-source';
 import { LocalScanner, LocalScanSettings, ScanLog, ScanTask } from './local-scanner';
 import { ScanHandler, ScanStateStore } from './scan-state';
 import { CassandraScanStateStore } from './scan-state.repository';
 import { ScanMetrics } from './scan.metrics';
 import { UploadsScanTask, VersionsScanTask } from './scan-tasks';
-import { CassandraVersionTagSource } from './version-tags';
+import { MetastoreVersionTagSource } from './version-tags';
 
 export interface LocalScanDeps {
   /** The session pinned to the scanner's node (createLocalScanClient), connected. */
@@ -36,14 +37,14 @@ export interface LocalScan {
 export function createLocalScan(d: LocalScanDeps): LocalScan {
   const state = new CassandraScanStateStore(d.db, d.clock);
   const scanner = new LocalScanner(d.settings, d.producer, state, d.clock, d.metrics, d.log);
-  const buckets = new BucketCatalog(new CassandraBucketSource(d.db));
+  const buckets = new BucketCatalog(new MetastoreBucketSource(new BucketsRepository(d.db)));
   const tasks = new Map<ScanHandler, ScanTask<any, any>>([
     [
       'versions',
       new VersionsScanTask(
         new CassandraPageSource(d.scanClient, VERSIONS_TABLE),
         buckets,
-        new CassandraVersionTagSource(d.db),
+        new MetastoreVersionTagSource(new VersionsRepository(d.db)),
         { timing: d.timing, overdueGraceMs: d.overdueGraceMs, sourceHost: d.settings.source },
         d.metrics,
         d.log,

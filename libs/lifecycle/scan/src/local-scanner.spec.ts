@@ -1,4 +1,4 @@
-import { AWS_TIMING, parseLifecycleXml } from '@ostore/lifecycle/rules';
+import { AWS_TIMING, encodeStoredLifecycle, parseLifecycleXml } from '@ostore/lifecycle/rules';
 import { VersionCandidate } from '@ostore/queue/contracts';
 import { FakeClock } from '@ostore/shared/clock/testing';
 import { MetricsRegistry } from '@ostore/shared/observability';
@@ -18,7 +18,7 @@ const WHOLE_RING: TokenSpan[] = [{ start: MIN_TOKEN, end: MAX_TOKEN }];
 const silent = { info: () => undefined, warn: () => undefined };
 
 const lifecycle = (rules: string) =>
-  JSON.stringify(parseLifecycleXml(`<LifecycleConfiguration>${rules}</LifecycleConfiguration>`));
+  encodeStoredLifecycle(parseLifecycleXml(`<LifecycleConfiguration>${rules}</LifecycleConfiguration>`));
 const EXPIRE_OLD = lifecycle(
   '<Rule><ID>old</ID><Filter><Prefix>old/</Prefix></Filter><Status>Enabled</Status><Expiration><Days>1</Days></Expiration></Rule>' +
     '<Rule><ID>nc</ID><Filter/><Status>Enabled</Status><NoncurrentVersionExpiration><NoncurrentDays>1</NoncurrentDays><NewerNoncurrentVersions>2</NewerNoncurrentVersions></NoncurrentVersionExpiration></Rule>',

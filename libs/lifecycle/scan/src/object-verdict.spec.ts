@@ -1,7 +1,7 @@
-import { AWS_TIMING, debugTiming, parseLifecycleXml } from '@ostore/lifecycle/rules';
+import { AWS_TIMING, debugTiming, encodeStoredLifecycle, parseLifecycleXml } from '@ostore/lifecycle/rules';
+import { encodeId } from '@ostore/metastore/data-access';
 import { BucketCatalog, ScanBucket } from './bucket-catalog';
 import { judgeObject, judgeUploads, needsTags, taggedVids, versionGroupOf } from './object-verdict';
-import { publicIdOf } from './public-ids';
 import { BUCKET_ID, T0, urow, vrow } from './scan-fixtures.spec-helper';
 import { ScannedObject } from './scanned-object';
 import { InMemoryBucketSource } from './testing';
@@ -38,8 +38,8 @@ describe(judgeObject.name, () => {
     const old = vrow('k', 20);
     const verdict = judgeObject(b, object(cur, [old]), now, AWS_TIMING, DAY);
     expect(verdict.eligible).toEqual([
-      { versionId: publicIdOf(cur.vid), rules: [{ ruleId: 'exp', action: 'Expiration' }] },
-      { versionId: publicIdOf(old.vid), rules: [{ ruleId: 'exp', action: 'NoncurrentVersionExpiration' }] },
+      { versionId: encodeId(cur.vid), rules: [{ ruleId: 'exp', action: 'Expiration' }] },
+      { versionId: encodeId(old.vid), rules: [{ ruleId: 'exp', action: 'NoncurrentVersionExpiration' }] },
     ]);
     // current due 5 days after creation, 10 days ago; the old version 1 day after 10 days ago
     expect(verdict.overdue).toBe(2);
@@ -104,11 +104,12 @@ describe(judgeUploads.name, () => {
     const old = urow('k', new Date(T0 - 10 * DAY), { parent: 'a/' });
     const young = urow('k', new Date(T0 - 2 * DAY), { parent: 'a/' });
     const out = judgeUploads(b, { token: 0n, bucketId: BUCKET_ID, parent: 'a/', name: 'k', uploads: [old, young], keptAll: true, rows: 2 }, new Date(T0), AWS_TIMING);
-    expect(out).toEqual([{ bucketId: BUCKET_ID, bucket: 'logs', key: 'a/k', uploadId: publicIdOf(old.uploadId), ruleId: 'mpu' }]);
+    expect(out).toEqual([{ bucketId: BUCKET_ID, bucket: 'logs', key: 'a/k', uploadId: encodeId(old.uploadId), ruleId: 'mpu' }]);
   });
 });
 
 describe(BucketCatalog.name, () => {
+  // stored as rows written before the format had a version (plain JSON.stringify) still are
   it('reloads for an unknown bucket at most once per interval, and reads stored configurations', async () => {
     let t = 0;
     const source = new InMemoryBucketSource([{ bucketId: 'b1', name: 'one', versioning: 'Enabled', lifecycle: JSON.stringify(config('')) }]);
@@ -122,5 +123,17 @@ describe(BucketCatalog.name, () => {
     expect(await sut.get('b2')).toEqual({ bucketId: 'b2', name: 'two', versioning: 'Suspended', lifecycle: undefined });
     expect(sut.unreadable).toEqual(new Set(['two']));
     expect(source.loads).toBe(2);
+  });
+
+  it('reads the current stored form and sets aside a configuration that is JSON but not a valid one', async () => {
+    const source = new InMemoryBucketSource([
+      { bucketId: 'b1', name: 'one', versioning: 'Enabled', lifecycle: encodeStoredLifecycle(config('')) },
+      { bucketId: 'b2', name: 'two', versioning: 'Enabled', lifecycle: JSON.stringify({ rules: [{ id: 'r', status: 'On' }] }) },
+    ]);
+    const sut = new BucketCatalog(source);
+    await sut.load();
+    expect(sut.peek('b1')?.lifecycle?.rules.map((r) => r.id)).toEqual(['any']);
+    expect(sut.peek('b2')?.lifecycle).toBeUndefined();
+    expect(sut.unreadable).toEqual(new Set(['two']));
   });
 });

@@ -1,4 +1,4 @@
-import type { VersionRow } from '@ostore/metastore/data-access';
+import { encodeId, publicVersionIdOf, VersionRow } from '@ostore/metastore/data-access';
 import {
   evaluateObject,
   evaluateUpload,
@@ -12,7 +12,6 @@ import {
 } from '@ostore/lifecycle/rules';
 import type { EligibleVersion, UploadCandidate, VersionAction } from '@ostore/queue/contracts';
 import { rulesFor, ScanBucket } from './bucket-catalog';
-import { publicIdOf, publicVersionIdOf } from './public-ids';
 import { ScannedObject, ScannedUploads } from './scanned-object';
 
 /** Tags by vid, for the versions whose tags were read. */
@@ -111,7 +110,7 @@ export function judgeUploads(
   for (const u of uploads.uploads) {
     const due = evaluateUpload(config, { key, initiated: u.initiated }, now, timing);
     if (due)
-      out.push({ bucketId: bucket.bucketId, bucket: bucket.name, key, uploadId: publicIdOf(u.uploadId), ruleId: due.ruleId });
+      out.push({ bucketId: bucket.bucketId, bucket: bucket.name, key, uploadId: encodeId(u.uploadId), ruleId: due.ruleId });
   }
   return out;
 }

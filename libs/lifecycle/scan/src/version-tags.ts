@@ -1,6 +1,5 @@
 import { types } from 'cassandra-driver';
-import type { CassandraClient } from '@ostore/shared/cassandra';
-import { forEachLimited, mapOf } from '@ostore/metastore/data-access';
+import type { VersionsRepository } from '@ostore/metastore/data-access';
 
 /** Object tags of versions, by vid. */
 export abstract class VersionTagSource {
@@ -14,23 +13,18 @@ export abstract class VersionTagSource {
  * per kept version, through the app's token-aware session at consistency ONE (a dry run: the
  * scheduler re-reads before acting), at most `concurrency` at a time.
  */
-export class CassandraVersionTagSource extends VersionTagSource {
+export class MetastoreVersionTagSource extends VersionTagSource {
   constructor(
-    private readonly client: CassandraClient,
+    private readonly versions: Pick<VersionsRepository, 'tagsOf'>,
     private readonly concurrency = 16,
   ) {
     super();
   }
 
-  async tagsOf(vids: readonly string[]): Promise<Map<string, Record<string, string>>> {
-    const out = new Map<string, Record<string, string>>();
-    await forEachLimited([...vids], this.concurrency, async (vid) => {
-      const rs = await this.client.execute(`SELECT tags FROM version_meta WHERE vid = ?`, [vid], {
-        consistency: types.consistencies.one,
-        isIdempotent: true,
-      });
-      out.set(vid, mapOf(rs.first()?.['tags']));
+  tagsOf(vids: readonly string[]): Promise<Map<string, Record<string, string>>> {
+    return this.versions.tagsOf(vids, {
+      concurrency: this.concurrency,
+      consistency: types.consistencies.one,
     });
-    return out;
   }
 }

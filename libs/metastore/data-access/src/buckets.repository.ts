@@ -65,6 +65,16 @@ export class BucketsRepository {
     return r ? toRow(r) : undefined;
   }
 
+  /**
+   * Every bucket (a small table: one row per bucket), paged. At the session's consistency: the
+   * scanner reads it once per pass to know each bucket's versioning and lifecycle configuration.
+   */
+  async all(): Promise<BucketRow[]> {
+    const out: BucketRow[] = [];
+    for await (const r of this.client.rows(`SELECT ${COLUMNS} FROM buckets`, [], { fetchSize: 1000 })) out.push(toRow(r));
+    return out;
+  }
+
   /** Inserts the bucket unless the name is taken; returns the existing row when it is. */
   async insertIfNotExists(row: BucketRow): Promise<{ applied: boolean; existing?: BucketRow }> {
     const rs = await this.client.execute(

@@ -1,6 +1,8 @@
 export * from './statement';
 export * from './buckets.repository';
 export * from './users.repository';
+export * from './version.entity';
+export { versionMetaRowOf, versionRowOf } from './version-row.mapper';
 export * from './versions.repository';
 export * from './meta-snapshot';
 export * from './objects.repository';
@@ -8,6 +10,7 @@ export * from './folders.repository';
 export * from './uploads.repository';
 export * from './metastore';
 export * from './tombstone-slices';
+export * from './version-ids';
 export * from './folder-filter.entity';
 export * from './folder-filter.repository';
 export * from './folder-cleanup.repository';

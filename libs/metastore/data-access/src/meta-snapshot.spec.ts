@@ -1,5 +1,5 @@
 import { decodeMetaSnapshot, encodeMetaSnapshot } from './meta-snapshot';
-import type { VersionMetaRow } from './versions.repository';
+import type { VersionMetaRow } from './version.entity';
 
 const loc = { bucketId: 'b-1', parent: 'dir/', name: 'obj', vts: 1_700_000_000_000_123, vid: 'v-1' };
 const meta: VersionMetaRow = {

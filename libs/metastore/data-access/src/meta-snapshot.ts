@@ -1,11 +1,12 @@
-import type { VersionLocator, VersionMetaRow } from './versions.repository';
+import type { VersionLocator, VersionMetaRow } from './version.entity';
 
 /**
  * The `versions.meta_snapshot` cell (migration 006): a version's metadata as it was written, so
  * that GET/HEAD read one row. One format byte (1), then JSON of the metadata fields of
  * VersionMetaRow that do not locate the version. A reader that meets an unknown format ignores the
  * snapshot and reads `version_meta` (the authoritative copy), so the format can change without a
- * migration.
+ * migration. This module owns the format: VersionsRepository.insertStatements writes it (from
+ * RowExtras.meta) and versionRowOf reads it; nothing else encodes or decodes a snapshot.
  */
 const FORMAT = 1;
 

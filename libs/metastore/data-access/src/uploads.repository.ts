@@ -1,5 +1,5 @@
 import { CassandraClient, consistencyOf } from '@ostore/shared/cassandra';
-import { BlockEntry } from './versions.repository';
+import type { BlockEntry } from './version.entity';
 import { mapOf, nameRangeCql, NameRange, num, optStr, str, ts } from './statement';
 
 export interface UploadRow {

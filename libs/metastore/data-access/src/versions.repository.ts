@@ -1,129 +1,10 @@
 import { types } from 'cassandra-driver';
 import type { CassandraClient } from '@ostore/shared/cassandra';
-import { forEachLimited, mapOf, nameRangeCql, NameRange, num, optNum, optStr, Statement, str, ts } from './statement';
+import { encodeMetaSnapshot } from './meta-snapshot';
+import { forEachLimited, mapOf, nameRangeCql, NameRange, num, optNum, Statement, str, ts } from './statement';
 import { readNameRange, SplitPoints } from './tombstone-slices';
-import { decodeMetaSnapshot } from './meta-snapshot';
-
-/** One row of `versions`: a version, a delete marker, or a ghost (invisible null marker). */
-export interface VersionRow {
-  bucketId: string;
-  parent: string;
-  name: string;
-  /** Version timestamp, microseconds: orders the versions of a key, newest first. */
-  vts: number;
-  /** Time-based uuid (time = vts) naming the version's manifest and block references. */
-  vid: string;
-  isNull: boolean;
-  isDeleteMarker: boolean;
-  /** A null delete marker of an unversioned bucket: never listed, expires by TTL. */
-  isGhost: boolean;
-  size: number;
-  etag: string;
-  lastModified: Date;
-  storageClass: string;
-  ownerId: string;
-  ownerName: string;
-  partCount?: number;
-  /**
-   * The version's metadata from the row's own snapshot (migration 006), when the read asked for it
-   * and the row still has one; else read `version_meta`.
-   */
-  snapshot?: VersionMetaRow;
-  /**
-   * The whole body of a small inline object, stored in the row itself (migration 006; bodies over
-   * the row threshold are in `version_meta.inline_body`). Read only when asked for (`body`).
-   */
-  inlineBody?: Buffer;
-}
-
-/** Reads that also want what GET needs from the row: its metadata snapshot and a body stored in it. */
-export interface RowReadOptions {
-  body?: boolean;
-}
-
-/** What the row of a new version carries besides its columns (migration 006). */
-export interface RowExtras {
-  snapshot?: Buffer;
-  inlineBody?: Buffer;
-}
-
-/** Where a version row is: its full primary key. */
-export interface VersionLocator {
-  bucketId: string;
-  parent: string;
-  name: string;
-  vts: number;
-  vid: string;
-}
-
-export interface BlockEntry {
-  blockId: string;
-  tier: string;
-  size: number;
-  /** For multipart objects: the part the block belongs to (1-based). */
-  partNumber?: number;
-}
-
-export interface VersionMetaRow {
-  vid: string;
-  bucketId: string;
-  parent: string;
-  name: string;
-  vts: number;
-  contentType?: string;
-  contentEncoding?: string;
-  contentLanguage?: string;
-  contentDisposition?: string;
-  cacheControl?: string;
-  expires?: string;
-  userMeta: Record<string, string>;
-  tags: Record<string, string>;
-  acl?: string;
-  checksums: Record<string, string>;
-  /**
-   * The whole body of a small object stored inline (migration 005): such a version has no blocks,
-   * no block references and nothing in the block store. Undefined for block-stored bodies (and
-   * when the reader did not ask for it).
-   */
-  inlineBody?: Buffer;
-}
-
-const VERSION_COLUMNS =
-  'bucket_id, parent, name, vts, vid, is_null, is_delete_marker, is_ghost, size, etag, last_modified, storage_class, owner_id, owner_name, part_count';
-
-export function versionRowOf(r: Record<string, unknown>): VersionRow {
-  const row: VersionRow = {
-    bucketId: str(r['bucket_id']),
-    parent: str(r['parent']),
-    name: str(r['name']),
-    vts: num(r['vts']),
-    vid: str(r['vid']),
-    isNull: r['is_null'] === true,
-    isDeleteMarker: r['is_delete_marker'] === true,
-    isGhost: r['is_ghost'] === true,
-    size: num(r['size']),
-    etag: str(r['etag']),
-    lastModified: (r['last_modified'] as Date) ?? new Date(0),
-    storageClass: str(r['storage_class']) || 'STANDARD',
-    ownerId: str(r['owner_id']),
-    ownerName: str(r['owner_name']),
-    partCount: optNum(r['part_count']),
-  };
-  const snapshot = r['meta_snapshot'];
-  if (Buffer.isBuffer(snapshot)) {
-    const meta = decodeMetaSnapshot(snapshot, row);
-    if (meta) row.snapshot = meta;
-  }
-  const body = r['inline_body'];
-  if (Buffer.isBuffer(body)) row.inlineBody = body;
-  return row;
-}
-
-const columnsOf = (options: RowReadOptions) =>
-  options.body ? `${VERSION_COLUMNS}, meta_snapshot, inline_body` : VERSION_COLUMNS;
-
-const META_COLUMNS =
-  'vid, bucket_id, parent, name, vts, content_type, content_encoding, content_language, content_disposition, cache_control, expires, user_meta, tags, acl, checksums';
+import type { BlockEntry, RowExtras, RowReadOptions, VersionLocator, VersionMetaRow, VersionRow } from './version.entity';
+import { columnsOf, META_COLUMNS, VERSION_COLUMNS, versionMetaRowOf, versionRowOf } from './version-row.mapper';
 
 const BLOCK_BATCH = 100;
 
@@ -273,12 +154,13 @@ export class VersionsRepository {
 
   /**
    * The row (and its null_versions mirror) as statements of the partition's commit mutation, with
-   * the metadata snapshot (encodeMetaSnapshot of what writeManifest wrote) and a small inline body
-   * when given.
+   * the snapshot of `extras.meta` (what writeManifest wrote; see meta-snapshot.ts) and a small
+   * inline body when given.
    */
   insertStatements(row: VersionRow, ttlSeconds?: number, extras: RowExtras = {}): Statement[] {
     const using = ttlSeconds ? 'USING TTL ? AND TIMESTAMP ?' : 'USING TIMESTAMP ?';
     const usingParams = ttlSeconds ? [ttlSeconds, ts(row.vts)] : [ts(row.vts)];
+    const snapshot = extras.meta && encodeMetaSnapshot(extras.meta);
     const out: Statement[] = [
       {
         query: `INSERT INTO versions (${VERSION_COLUMNS}, meta_snapshot, inline_body) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ${using}`,
@@ -298,7 +180,7 @@ export class VersionsRepository {
           row.ownerId,
           row.ownerName,
           row.partCount ?? null,
-          extras.snapshot ?? types.unset,
+          snapshot ?? types.unset,
           extras.inlineBody ?? types.unset,
           ...usingParams,
         ],
@@ -416,26 +298,26 @@ export class VersionsRepository {
         [vid],
       )
     ).first();
-    if (!r) return undefined;
-    const inline = options.inlineBody ? r['inline_body'] : undefined;
-    return {
-      vid: str(r['vid']),
-      bucketId: str(r['bucket_id']),
-      parent: str(r['parent']),
-      name: str(r['name']),
-      vts: num(r['vts']),
-      contentType: optStr(r['content_type']),
-      contentEncoding: optStr(r['content_encoding']),
-      contentLanguage: optStr(r['content_language']),
-      contentDisposition: optStr(r['content_disposition']),
-      cacheControl: optStr(r['cache_control']),
-      expires: optStr(r['expires']),
-      userMeta: mapOf(r['user_meta']),
-      tags: mapOf(r['tags']),
-      acl: optStr(r['acl']),
-      checksums: mapOf(r['checksums']),
-      ...(Buffer.isBuffer(inline) ? { inlineBody: inline } : {}),
-    };
+    return r ? versionMetaRowOf(r) : undefined;
+  }
+
+  /**
+   * The object tags of versions, by vid (`{}` for a vid without a metadata row): one small
+   * single-partition read per vid, at most `concurrency` in flight. `version_meta` is partitioned
+   * by vid, so these reads go to other nodes than the version rows; with `consistency` ONE they
+   * suit a dry run only (the scanner), whose decisions are taken again from a quorum read.
+   */
+  async tagsOf(
+    vids: readonly string[],
+    options: { concurrency: number; consistency?: number },
+  ): Promise<Map<string, Record<string, string>>> {
+    const out = new Map<string, Record<string, string>>();
+    const query = { isIdempotent: true, ...(options.consistency === undefined ? {} : { consistency: options.consistency }) };
+    await forEachLimited([...vids], options.concurrency, async (vid) => {
+      const rs = await this.client.execute(`SELECT tags FROM version_meta WHERE vid = ?`, [vid], query);
+      out.set(vid, mapOf(rs.first()?.['tags']));
+    });
+    return out;
   }
 
   /**

@@ -37,4 +37,9 @@ export class QueueMetrics {
   setLag(queue: string, partition: number, lag: number): void {
     this.lag.set({ queue, partition: String(partition) }, Math.max(0, lag));
   }
+
+  /** Removes the lag series of partitions this reader gave up (a rebalance or a stop): another reader reports them. */
+  forgetLag(queue: string, partitions: Iterable<number>): void {
+    for (const partition of partitions) this.lag.remove({ queue, partition: String(partition) });
+  }
 }

@@ -2,15 +2,8 @@ import { CassandraClient, createDriverClient } from '@ostore/shared/cassandra';
 import { MetricsRegistry } from '@ostore/shared/observability';
 import { MigrationRunner, migrations, parseReplication } from '@ostore/metastore/schema';
 import { cassandraOptions, freshCluster, freshKeyspace, stackEnv } from '@ostore/testing';
-import {
-  CassandraQueueConsumer,
-  CassandraQueueProducer,
-  CassandraQueueRepository,
-  KafkaClient,
-  KafkaQueueConsumer,
-  KafkaQueueProducer,
-  QueueMetrics,
-} from '../src';
+import { CassandraQueueConsumer, CassandraQueueProducer, CassandraQueueRepository } from '../src';
+import { KafkaClient, KafkaQueueConsumer, KafkaQueueProducer, QueueMetrics } from '../src';
 import { QueueBackendUnderTest } from '../src/testing';
 
 /** One migrated keyspace for the whole suite; each test gets its own cluster name, hence its own queues. */

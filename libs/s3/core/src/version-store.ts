@@ -5,7 +5,6 @@ import type { ContextLogger } from '@ostore/shared/observability';
 import {
   BlockEntry,
   BucketRow,
-  encodeMetaSnapshot,
   IndexEntry,
   Metastore,
   RowExtras,
@@ -238,7 +237,7 @@ export class VersionStore {
       const bodyInRow = !!spec.inlineBody && spec.inlineBody.length <= this.settings.rowBodyMaxBytes;
       if (bodyInRow) extras.inlineBody = spec.inlineBody;
       const meta = this.metaRowOfSpec(row.vid, row.vts, spec, bodyInRow);
-      extras.snapshot = encodeMetaSnapshot(meta);
+      extras.meta = meta;
       before.push(this.writeManifest(meta, spec));
     }
     if (spec.kind !== 'ghost') {

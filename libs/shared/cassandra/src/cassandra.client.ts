@@ -1,5 +1,5 @@
 import { auth, Client, policies, types } from 'cassandra-driver';
-import { CassandraOptions, consistencyOf } from './cassandra.options';
+import { CassandraOptions, consistencyOf, securityOptions } from './cassandra.options';
 
 export type Params = unknown[] | Record<string, unknown>;
 export interface QueryOptions {
@@ -27,6 +27,7 @@ export function createDriverClient(
     protocolOptions: { port: options.port },
     applicationName: options.applicationName,
     authProvider: undefined as unknown as auth.AuthProvider,
+    ...securityOptions(options),
     socketOptions: { readTimeout: options.requestTimeoutMs, connectTimeout: 5000 },
     policies: {
       reconnection: new policies.reconnection.ConstantReconnectionPolicy(1000),

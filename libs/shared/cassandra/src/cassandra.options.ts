@@ -1,4 +1,5 @@
-import { types } from 'cassandra-driver';
+import { readFileSync } from 'fs';
+import { auth, ClientOptions, types } from 'cassandra-driver';
 
 export type ConsistencyName = keyof typeof types.consistencies;
 
@@ -19,6 +20,27 @@ export interface CassandraOptions {
   connectionsPerHost?: number;
   /** Application name reported to Cassandra (visible in system_views.clients). */
   applicationName: string;
+  /** PasswordAuthenticator credentials; none when the cluster has authentication off. */
+  credentials?: { username: string; password: string };
+  /** Client-to-node encryption; `caFile` is a PEM bundle (the system CAs when absent). */
+  tls?: { caFile?: string };
+}
+
+/** The driver's authentication and TLS options for `options` (empty when both are off). */
+export function securityOptions(
+  options: CassandraOptions,
+): Pick<ClientOptions, 'authProvider' | 'sslOptions'> {
+  const { credentials, tls } = options;
+  return {
+    ...(credentials
+      ? { authProvider: new auth.PlainTextAuthProvider(credentials.username, credentials.password) }
+      : {}),
+    ...(tls
+      ? {
+          sslOptions: { rejectUnauthorized: true, ...(tls.caFile ? { ca: [readFileSync(tls.caFile)] } : {}) },
+        }
+      : {}),
+  };
 }
 
 export function consistencyOf(name: ConsistencyName): number {

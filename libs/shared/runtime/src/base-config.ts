@@ -1,7 +1,8 @@
 import { z, envVar } from '@ostore/shared/config';
 import { consistencyNames, CassandraOptions } from '@ostore/shared/cassandra';
-import { KafkaOptions } from '@ostore/queue/data-access';
+import { KafkaOptions, saslMechanisms } from '@ostore/queue/data-access';
 import { parseReplication, Replication } from '@ostore/metastore/schema';
+import { cassandraSecurity, kafkaSecurityOptions } from './config/connection-security';
 
 /** Environment variables every app reads (each app's config/ extends this schema). */
 export const baseEnvSchema = z.object({
@@ -33,10 +34,23 @@ export const baseEnvSchema = z.object({
         ctx.addIssue({ code: z.ZodIssueCode.custom, message: (e as Error).message });
       }
     }),
+  /** PasswordAuthenticator user; the password from CASSANDRA_PASSWORD or the file CASSANDRA_PASSWORD_FILE. */
+  CASSANDRA_USERNAME: z.string().min(1).optional(),
+  CASSANDRA_PASSWORD: z.string().min(1).optional(),
+  CASSANDRA_PASSWORD_FILE: z.string().min(1).optional(),
+  CASSANDRA_TLS: envVar.bool(false),
+  CASSANDRA_TLS_CA_FILE: z.string().min(1).optional(),
   MIGRATE_ON_START: envVar.bool(true),
   KAFKA_BROKERS: envVar.list('127.0.0.1:9092'),
   KAFKA_TOPIC_PARTITIONS: envVar.int(3, 1, 1024),
   KAFKA_REPLICATION_FACTOR: envVar.int(1, 1, 16),
+  /** SASL on the broker connections (off when unset); the password as for Cassandra. */
+  KAFKA_SASL_MECHANISM: z.enum(saslMechanisms).optional(),
+  KAFKA_SASL_USERNAME: z.string().min(1).optional(),
+  KAFKA_SASL_PASSWORD: z.string().min(1).optional(),
+  KAFKA_SASL_PASSWORD_FILE: z.string().min(1).optional(),
+  KAFKA_TLS: envVar.bool(false),
+  KAFKA_TLS_CA_FILE: z.string().min(1).optional(),
   SHUTDOWN_TIMEOUT_MS: envVar.int(25000, 0),
 });
 
@@ -71,6 +85,7 @@ export function toBaseConfig(app: string, env: BaseEnv, managementPort: number):
       requestTimeoutMs: env.CASSANDRA_REQUEST_TIMEOUT_MS,
       connectionsPerHost: env.CASSANDRA_CONNECTIONS_PER_HOST,
       applicationName: `ostore-${app}`,
+      ...cassandraSecurity(env),
     },
     replication: parseReplication(env.CASSANDRA_REPLICATION),
     migrateOnStart: env.MIGRATE_ON_START,
@@ -80,6 +95,7 @@ export function toBaseConfig(app: string, env: BaseEnv, managementPort: number):
       cluster: env.OSTORE_CLUSTER,
       partitions: env.KAFKA_TOPIC_PARTITIONS,
       replicationFactor: env.KAFKA_REPLICATION_FACTOR,
+      ...kafkaSecurityOptions(env),
     },
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
   };

@@ -1,3 +1,4 @@
+import { EmptyFolderApplier } from '@ostore/folders/apply';
 import { ParentBudget } from '@ostore/folders/cleanup';
 import { DirectoryRef, FolderCleanupRepository } from '@ostore/metastore/data-access';
 import type { FolderCandidate } from '@ostore/queue/contracts';
@@ -39,10 +40,7 @@ describe(DeleteEmptyFolder.name, () => {
   let metrics: FolderCleanupMetrics;
   const sutOf = (perParent = 10) =>
     new DeleteEmptyFolder(
-      repo as unknown as FolderCleanupRepository,
-      new ParentBudget(perParent, 60_000),
-      { folderCacheTtlMs: 30_000, skewMs: 5_000 },
-      clock,
+      new EmptyFolderApplier(repo as unknown as FolderCleanupRepository, new ParentBudget(perParent, 60_000), { folderCacheTtlMs: 30_000, skewMs: 5_000 }, clock),
       metrics,
       new JsonLogger('test', 'silent').forContext('test'),
     );
@@ -58,6 +56,7 @@ describe(DeleteEmptyFolder.name, () => {
     await expect(sutOf().execute(c)).resolves.toBe('deleted');
     expect(repo.deletes).toEqual([(T0 - 35_000) * 1000]);
     expect(repo.rows.size).toBe(0);
+    expect((await metrics.deleted.get()).values).toEqual([expect.objectContaining({ labels: { kind: 'object' }, value: 1 })]);
   });
 
   it('leaves a directory that is no longer empty', async () => {
@@ -65,6 +64,7 @@ describe(DeleteEmptyFolder.name, () => {
     repo.keys.add('a/b/');
     await expect(sutOf().execute(c)).resolves.toBe('not-empty');
     expect(repo.deletes).toEqual([]);
+    expect((await metrics.skipped.get()).values).toEqual([expect.objectContaining({ labels: { kind: 'object', reason: 'not-empty' }, value: 1 })]);
   });
 
   it('a row written within the cache TTL wins over the deletion', async () => {

@@ -106,6 +106,7 @@ class CassandraSubscription extends SubscriptionShell<CassandraQueueConsumerSett
           );
       }
       this.workers.delete(worker.part);
+      this.metrics.forgetLag(this.queue, [worker.part]);
     })();
     return worker.leaving;
   }

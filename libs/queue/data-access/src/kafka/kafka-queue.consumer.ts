@@ -73,7 +73,9 @@ class KafkaSubscription extends SubscriptionShell<KafkaQueueConsumerSettings> {
     });
     this.consumer = consumer;
     consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
+      const before = this.assigned;
       this.assigned = [...(payload.memberAssignment[this.topic] ?? [])].sort((a, b) => a - b);
+      this.metrics.forgetLag(this.queue, before.filter((p) => !this.assigned.includes(p)));
       // A new generation starts from the committed offsets: forget in-memory progress.
       this.progress.clear();
       this.log.info('queue partitions assigned', {
@@ -125,6 +127,7 @@ class KafkaSubscription extends SubscriptionShell<KafkaQueueConsumerSettings> {
       await this.consumer?.disconnect();
     } finally {
       clearTimeout(drain);
+      this.metrics.forgetLag(this.queue, this.assigned);
       this.assigned = [];
       this.running = false;
     }

@@ -47,6 +47,11 @@ export interface QueueTransportOptions {
  * An Observable result counts as done when it completes. There is one handler per queue, and
  * no request-response (`@MessagePattern`): a queue has no one to answer.
  *
+ * Wiring (the scheduler does it so): QueueModule.forRoot for the consumer, `QueueTransport.provider()`
+ * among the app's providers, the handler's controller among its `controllers`, and
+ * `runApp({ ..., transports: (app) => [app.get(QueueTransport)] })` in main.ts. A further queue
+ * is one more `@QueueHandler(queue)` method, in a new controller or an existing one.
+ *
  * Lifecycle: `listen()` (app.startAllMicroservices) subscribes every queue; `close()` stops the
  * subscriptions gracefully, once. In a hybrid app the QueueModule already stops its consumer
  * (hence these subscriptions) before the Kafka and Cassandra clients close; `close()` then finds

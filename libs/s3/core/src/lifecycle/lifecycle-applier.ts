@@ -1,5 +1,6 @@
 import { randomUUID } from 'crypto';
 import {
+  decodeStoredLifecycle,
   evaluateObject,
   evaluateUpload,
   LifecycleAction,
@@ -122,10 +123,7 @@ export function s3ActionOf(action: Pick<LifecycleAction, 'kind' | 'reason'> | { 
 
 /** A bucket's stored configuration, or undefined when it has none. */
 export function bucketLifecycle(bucket: BucketRow): LifecycleConfiguration | undefined {
-  if (!bucket.lifecycle) return undefined;
-  const parsed = JSON.parse(bucket.lifecycle) as LifecycleConfiguration;
-  if (!parsed || !Array.isArray(parsed.rules)) throw new Error(`bucket ${bucket.name}: stored lifecycle configuration is not readable`);
-  return parsed;
+  return bucket.lifecycle ? decodeStoredLifecycle(bucket.lifecycle, `bucket ${bucket.name}`) : undefined;
 }
 
 function usesTags(config: LifecycleConfiguration): boolean {

@@ -1,5 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { LifecycleConfiguration, LifecycleConfigurationError, parseLifecycleXml, renderLifecycleXml } from '@ostore/lifecycle/rules';
+import {
+  decodeStoredLifecycle,
+  encodeStoredLifecycle,
+  LifecycleConfiguration,
+  LifecycleConfigurationError,
+  parseLifecycleXml,
+  renderLifecycleXml,
+} from '@ostore/lifecycle/rules';
 import { S3Error } from '@ostore/s3/protocol';
 import type { BucketsService } from '@ostore/s3/core';
 import { BUCKETS_SERVICE } from '../../services';
@@ -8,8 +15,8 @@ import type { S3Handler } from '../../s3-handler';
 import type { S3Request } from '../../s3-request';
 
 /**
- * Validated like AWS by the rule engine's parser; stored as the parsed configuration (JSON), so that
- * generated rule ids stay stable and the scanner reads exactly what was accepted.
+ * Validated like AWS by the rule engine's parser; stored as the parsed configuration (stored-lifecycle.ts),
+ * so that generated rule ids stay stable and the scanner reads exactly what was accepted.
  */
 @Injectable()
 export class PutBucketLifecycleHandler implements S3Handler {
@@ -27,7 +34,7 @@ export class PutBucketLifecycleHandler implements S3Handler {
       if (e instanceof LifecycleConfigurationError) throw S3Error.fromCode(e.code, e.message);
       throw e;
     }
-    await this.buckets.setLifecycle(req.bucket!, JSON.stringify(config));
+    await this.buckets.setLifecycle(req.bucket!, encodeStoredLifecycle(config));
     sendEmpty(req, 200, { 'x-amz-transition-default-minimum-object-size': config.transitionDefaultMinimumObjectSize });
   }
 }
@@ -40,7 +47,7 @@ export class GetBucketLifecycleHandler implements S3Handler {
   constructor(@Inject(BUCKETS_SERVICE) private readonly buckets: BucketsService) {}
 
   async handle(req: S3Request): Promise<void> {
-    const config = JSON.parse(await this.buckets.getLifecycle(req.bucket!)) as LifecycleConfiguration;
+    const config = decodeStoredLifecycle(await this.buckets.getLifecycle(req.bucket!), `bucket ${req.bucket}`);
     sendXml(req, 200, renderLifecycleXml(config), { 'x-amz-transition-default-minimum-object-size': config.transitionDefaultMinimumObjectSize });
   }
 }
