@@ -19,6 +19,8 @@ const common = {
   moduleNameMapper,
   moduleFileExtensions: ['ts', 'js', 'json'],
   testPathIgnorePatterns: ['/node_modules/', '/dist/', '/.stack/'],
+  // `bloomfilter` is published as ES modules only: compiled to CommonJS like our sources
+  transformIgnorePatterns: ['/node_modules/(?!bloomfilter/)'],
 };
 
 module.exports = {

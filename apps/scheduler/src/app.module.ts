@@ -16,6 +16,7 @@ import { BlockStorageModule } from '@ostore/storage/blocks';
 import { S3CoreModule } from '@ostore/s3/core';
 import { LifecycleApplier, S3LifecycleModule } from '@ostore/s3/core/lifecycle';
 import { SchedulerConfig } from './config/scheduler.config';
+import { FoldersModule } from './folders/folders.module';
 import { AbortUploadCandidate } from './lifecycle/abort-upload-candidate/abort-upload-candidate.usecase';
 import { ApplyVersionCandidate } from './lifecycle/apply-version-candidate/apply-version-candidate.usecase';
 import { CandidateBatchRunner } from './lifecycle/candidate-batch.runner';
@@ -115,6 +116,7 @@ export class AppModule {
         QueueModule.forRoot(queueOptions(config)),
         core,
         lifecycle,
+        FoldersModule.register(config),
       ],
       controllers: [LifecycleCandidatesController],
       providers,

@@ -1,6 +1,7 @@
 import { envVar, parseEnv, z } from '@ostore/shared/config';
 import { QUEUE_BACKENDS, QueueBackend } from '@ostore/queue/data-access';
 import { BaseConfig, baseEnvSchema, toBaseConfig } from '@ostore/shared/runtime';
+import { FOLDER_CLEANUP_ENV, FolderCleanupConfig, toFolderCleanupConfig } from './folder-cleanup.config';
 
 const TABLES = ['versions', 'uploads'] as const;
 export type ScannedTableName = (typeof TABLES)[number];
@@ -36,6 +37,7 @@ const schema = baseEnvSchema.extend({
   LIFECYCLE_OVERDUE_GRACE_SECONDS: envVar.int(86400, 0),
   /** Where candidates go: Kafka topics, or the Cassandra-table queue. */
   QUEUE_BACKEND: envVar.enumOf([...QUEUE_BACKENDS] as [QueueBackend, ...QueueBackend[]], 'kafka'),
+  ...FOLDER_CLEANUP_ENV,
 });
 
 /** The scanner's configuration, validated once at boot. */
@@ -57,6 +59,7 @@ export interface ScannerConfig extends BaseConfig {
     overdueGraceMs: number;
   };
   queueBackend: QueueBackend;
+  folders: FolderCleanupConfig;
 }
 
 export function loadScannerConfig(env: Record<string, string | undefined> = process.env): ScannerConfig {
@@ -80,5 +83,6 @@ export function loadScannerConfig(env: Record<string, string | undefined> = proc
       overdueGraceMs: parsed.LIFECYCLE_OVERDUE_GRACE_SECONDS * 1000,
     },
     queueBackend: parsed.QUEUE_BACKEND,
+    folders: toFolderCleanupConfig(parsed),
   };
 }

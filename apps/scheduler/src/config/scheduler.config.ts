@@ -1,6 +1,7 @@
 import { envVar, parseEnv, z } from '@ostore/shared/config';
 import { QUEUE_BACKENDS, QueueBackend, USAGE_DELTA_MODES, UsageConfig, usageConfigOf } from '@ostore/queue/data-access';
 import { BaseConfig, baseEnvSchema, toBaseConfig } from '@ostore/shared/runtime';
+import { FOLDER_CLEANUP_ENV, FolderCleanupConfig, toFolderCleanupConfig } from './folder-cleanup.config';
 
 const schema = baseEnvSchema
   .extend({
@@ -40,6 +41,7 @@ const schema = baseEnvSchema
     USAGE_LINGER_MS: envVar.int(100, 0, 60_000),
     /** Usage deltas held in memory while Kafka fails; beyond this, new ones are dropped and counted. */
     USAGE_BUFFER_MAX: envVar.int(50_000, 1, 10_000_000),
+    ...FOLDER_CLEANUP_ENV,
   });
 
 /** The scheduler's configuration, validated once at boot. */
@@ -72,6 +74,7 @@ export interface SchedulerConfig extends BaseConfig {
   };
   /** The usage delta publisher (USAGE_*); `sourceHost` is this host's name (the pod name). */
   usage: UsageConfig;
+  folders: FolderCleanupConfig;
 }
 
 export function loadSchedulerConfig(env: Record<string, string | undefined> = process.env): SchedulerConfig {
@@ -107,5 +110,6 @@ export function loadSchedulerConfig(env: Record<string, string | undefined> = pr
       gcGraceMs: (parsed.BLOCK_GC_GRACE_SECONDS ?? parsed.BLOCK_IN_FLIGHT_TTL_SECONDS) * 1000,
     },
     usage: usageConfigOf(parsed),
+    folders: toFolderCleanupConfig(parsed),
   };
 }

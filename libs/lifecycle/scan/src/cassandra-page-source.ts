@@ -6,7 +6,7 @@ import { TokenSpan } from './token-ring';
 
 /** A scanned table: its name, the columns read and how a row is decoded. */
 export interface ScannedTable<T extends KeyedRow> {
-  readonly table: 'versions' | 'uploads';
+  readonly table: string;
   readonly columns: string;
   decode(row: types.Row, token: bigint): T;
 }

@@ -11,3 +11,6 @@ export * from './uploads.repository';
 export * from './metastore';
 export * from './tombstone-slices';
 export * from './version-ids';
+export * from './folder-filter.entity';
+export * from './folder-filter.repository';
+export * from './folder-cleanup.repository';

@@ -51,15 +51,22 @@ export class KafkaClient {
     const topic = this.topic(queue);
     if (this.known.has(topic)) return topic;
     const admin = await this.admin();
-    try {
-      await admin.createTopics({
-        waitForLeaders: true,
-        topics: [{ topic, numPartitions: partitions, replicationFactor: this.options.replicationFactor }],
-      });
-    } catch (e) {
-      // TOPIC_ALREADY_EXISTS from a concurrent creator is fine; anything else is not.
-      const type = (e as { type?: string }).type;
-      if (type !== 'TOPIC_ALREADY_EXISTS') throw e;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await admin.createTopics({
+          waitForLeaders: true,
+          topics: [{ topic, numPartitions: partitions, replicationFactor: this.options.replicationFactor }],
+        });
+        break;
+      } catch (e) {
+        // TOPIC_ALREADY_EXISTS from a concurrent creator is fine. Waiting for the leaders of a topic
+        // that is still being created (by this call or a concurrent one) can answer
+        // UNKNOWN_TOPIC_OR_PARTITION: try again (the retry then finds it existing).
+        const type = (e as { type?: string }).type;
+        if (type === 'TOPIC_ALREADY_EXISTS') break;
+        if (type !== 'UNKNOWN_TOPIC_OR_PARTITION' || attempt >= 10) throw e;
+        await new Promise((r) => setTimeout(r, 200 * attempt));
+      }
     }
     this.known.add(topic);
     return topic;

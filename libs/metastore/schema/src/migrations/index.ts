@@ -5,7 +5,17 @@ import { queue } from './003-queue';
 import { scanState } from './004-scan-state';
 import { inlineBodies } from './005-inline-bodies';
 import { rowSnapshots } from './006-row-snapshots';
+import { folderCleanup } from './007-folder-cleanup';
 import { usageEvents } from './008-usage-events';
 
 /** Every migration, in version order. Append only: a landed migration is never edited. */
-export const migrations: Migration[] = [baseline, blockStore, queue, scanState, inlineBodies, rowSnapshots, usageEvents];
+export const migrations: Migration[] = [
+  baseline,
+  blockStore,
+  queue,
+  scanState,
+  inlineBodies,
+  rowSnapshots,
+  folderCleanup,
+  usageEvents,
+];

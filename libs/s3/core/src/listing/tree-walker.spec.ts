@@ -112,6 +112,43 @@ describe(TreeWalker.name, () => {
     expect(out).toEqual(['k@1', 'k2@1']);
   });
 
+  it('a deep start key costs the same few queries as a shallow one when listing with a delimiter', async () => {
+    const deep = 'c/' + 'd/'.repeat(1000) + 'k';
+    const keys = ['a', 'b/x', deep, 'c/' + 'd/'.repeat(500) + 'k2', 'e/y', 'f'];
+    const costs: number[] = [];
+    for (const after of ['c/k', deep]) {
+      const source = src(keys);
+      const { events } = await takePage(new TreeWalker(source, { delimiter: '/', after }), 10);
+      expect(events.map(show)).toEqual(['e/', 'f']);
+      costs.push(source.queries);
+    }
+    expect(costs[1]).toBe(costs[0]);
+    expect(costs[1]).toBeLessThanOrEqual(4);
+  });
+
+  it('climbs out of a deep start key without a delimiter with its queries pipelined', async () => {
+    const depth = 400;
+    const deep = 'd/'.repeat(depth) + 'k';
+    const keys = [deep, 'd/'.repeat(depth) + 'l', 'z'];
+    const source = src(keys);
+    let inFlight = 0;
+    let most = 0;
+    const slow = <A extends unknown[], T>(f: (...a: A) => Promise<T>) => async (...a: A) => {
+      inFlight++;
+      most = Math.max(most, inFlight);
+      await new Promise((r) => setImmediate(r));
+      inFlight--;
+      return f(...a);
+    };
+    const sut = new TreeWalker<{ key: string }>(
+      { nameOf: (r) => source.nameOf(r), leaves: slow(source.leaves.bind(source)), folders: slow(source.folders.bind(source)) },
+      { after: deep, prefetchDepth: 8 },
+    );
+    const { events } = await takePage(sut, 10);
+    expect(events.map(show)).toEqual([keys[1], 'z']);
+    expect(most).toBeGreaterThanOrEqual(8);
+  });
+
   it('agrees with the brute-force S3 model on random trees, prefixes, delimiters and markers', async () => {
     const r = rng(Number(process.env.SEED ?? 20260101));
     for (let round = 0; round < 300; round++) {

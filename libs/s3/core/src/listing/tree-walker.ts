@@ -40,6 +40,11 @@ export interface WalkOptions<R> {
   pageSize?: number;
   maxPageSize?: number;
   /**
+   * Directory levels whose first query runs ahead while the walk climbs out of a deep start key
+   * (default 16): a start key N levels deep costs about 2N / prefetchDepth round trips, not 2N.
+   */
+  prefetchDepth?: number;
+  /**
    * A fresh filter for the rows of one key (`resumed` when the walk starts inside that key).
    * Default: every row is visible.
    */
@@ -52,6 +57,7 @@ class PagedStream<T> {
   private pos = 0;
   private exhausted = false;
   private cursor?: T;
+  private pending?: Promise<T[]>;
 
   constructor(
     private range: NameRange,
@@ -64,10 +70,19 @@ class PagedStream<T> {
     this.cursor = resumeAfter;
   }
 
+  /** Starts the next query now (if one is due) so that a later peek() finds it under way. */
+  prefetch(): void {
+    if (this.pending || this.exhausted || this.pos < this.buf.length) return;
+    this.pending = this.fetch(this.range, this.limit, this.cursor);
+    this.pending.catch(() => undefined); // a prefetch dropped by seek() must not reject unhandled
+  }
+
   async peek(): Promise<T | undefined> {
     while (this.pos >= this.buf.length) {
       if (this.exhausted) return undefined;
-      const rows = await this.fetch(this.range, this.limit, this.cursor);
+      const query = this.pending ?? this.fetch(this.range, this.limit, this.cursor);
+      this.pending = undefined;
+      const rows = await query;
       if (rows.length < this.limit) this.exhausted = true;
       this.buf = rows;
       this.pos = 0;
@@ -87,6 +102,7 @@ class PagedStream<T> {
       this.buf = [];
       this.pos = 0;
       this.exhausted = true;
+      this.pending = undefined;
       return;
     }
     while (this.pos < this.buf.length && compareUtf8(this.keyOf(this.buf[this.pos]), from) < 0) this.pos++;
@@ -94,6 +110,7 @@ class PagedStream<T> {
     // nothing buffered beyond the target: query again from it, keeping the upper bound
     this.range = { gte: from, lt: this.range.lt };
     this.cursor = undefined;
+    this.pending = undefined;
   }
 }
 
@@ -115,6 +132,11 @@ interface Frame<R> {
  * through it. A CommonPrefix is reported only when its group holds a visible key (empty folders,
  * left behind by deletes, are never reported) and only when it sorts after `after`, so that a
  * CommonPrefix returned as a continuation marker is not returned again.
+ *
+ * A start key (`after`) is entered along its path. With a delimiter the walk starts right after
+ * the start key's own CommonPrefix, so its depth costs nothing (a 1,000-level marker took two
+ * queries per level, 1.3 s); without one every level of the path may hold later keys and is read,
+ * the first queries of `prefetchDepth` levels in flight at once.
  */
 export class TreeWalker<R> {
   private readonly stack: Frame<R>[] = [];
@@ -143,10 +165,13 @@ export class TreeWalker<R> {
     if (!this.started) this.start();
     while (this.stack.length > 0) {
       const frame = this.stack[this.stack.length - 1];
+      frame.leaves.prefetch(); // both streams' queries at once
+      frame.folders.prefetch();
       const leaf = await frame.leaves.peek();
       const folder = await frame.folders.peek();
       if (leaf === undefined && folder === undefined) {
         this.stack.pop();
+        this.prefetchAncestors();
         continue;
       }
       const takeFolder =
@@ -208,12 +233,29 @@ export class TreeWalker<R> {
       return;
     }
     if (!a.startsWith(p)) return; // every key with the prefix sorts before `after`
-    // Descend along the path of `after`: each level continues after the segment leading to it.
+    // With a delimiter, every key of the group of `after` (its CommonPrefix) is at or before the
+    // start, so the walk starts after the whole group: the descent stops at the group's level
+    // (for '/', the prefix's own directory) however deep `after` is.
+    const group = commonPrefixOf(a, p, this.delimiter);
+    this.descend(pd, upper, group ?? a, group !== undefined);
+    this.prefetchAncestors();
+  }
+
+  /**
+   * Pushes one frame per directory along `target`, each continuing after the segment leading
+   * deeper; the last continues after `target` itself (`skipGroup`: after every name starting with it).
+   */
+  private descend(pd: string, upper: string | undefined, target: string, skipGroup: boolean): void {
     let dir = pd;
     for (;;) {
       const lt = dir === pd ? upper : undefined;
-      const rest = a.slice(dir.length);
+      const rest = target.slice(dir.length);
       const slash = rest.indexOf('/');
+      if (skipGroup && (slash < 0 || slash === rest.length - 1)) {
+        const from = prefixSuccessor(rest);
+        if (from !== undefined) this.stack.push(this.frame(dir, { gte: from, lt }, false));
+        return;
+      }
       if (slash < 0) {
         this.stack.push(this.frame(dir, { gt: rest, lt }, true));
         return;
@@ -221,6 +263,15 @@ export class TreeWalker<R> {
       const seg = rest.slice(0, slash + 1);
       this.stack.push(this.frame(dir, { gt: seg, lt }, false));
       dir += seg;
+    }
+  }
+
+  /** Starts the first queries of the innermost frames, so that climbing out of a deep start is pipelined. */
+  private prefetchAncestors(): void {
+    const depth = this.options.prefetchDepth ?? 16;
+    for (let i = this.stack.length - 1; i >= 0 && i >= this.stack.length - depth; i--) {
+      this.stack[i].leaves.prefetch();
+      this.stack[i].folders.prefetch();
     }
   }
 

@@ -1,0 +1,36 @@
+import type { FilterGeneration, HostFilter } from '@ostore/folders/cleanup';
+
+/** A row of `folder_filter_generations`. */
+export type FilterGenerationRow = FilterGeneration;
+
+/** A row of `folder_filter_hosts`: one scanner's filter of a generation. */
+export interface HostFilterRow extends HostFilter {
+  readonly setBits: number;
+  readonly startedAt: Date;
+  readonly completedAt?: Date;
+}
+
+/** What one scanner's folder scan did with one generation (`folder_cleanup_passes.stat`). */
+export interface CleanupPassStat {
+  /** Folder rows read (all three tables). */
+  checked: number;
+  /** Rows absent from the combined filter. */
+  foundEmpty: number;
+  /** Candidates published (at most the per-parent bound per directory partition). */
+  published: number;
+  /** Set when the pass did not judge anything: why (missing, incomplete, stale, saturated). */
+  skipped?: string;
+  /** Fill ratio and estimated false-positive rate of the combined filter it used. */
+  fillRatio?: number;
+  estimatedFpr?: number;
+  /** Distinct elements the combined filter is estimated to hold. */
+  estimatedElements?: number;
+}
+
+/** A row of `folder_cleanup_passes`. */
+export interface CleanupPassRow {
+  readonly generation: number;
+  readonly source: string;
+  readonly stat: CleanupPassStat;
+  readonly finishedAt: Date;
+}
