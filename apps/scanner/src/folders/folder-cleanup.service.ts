@@ -1,11 +1,12 @@
-import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown, OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import type { Client } from 'cassandra-driver';
 import { BucketCatalog, createLocalScanClient, findLocalHost, MetastoreBucketSource, PinnedHostPolicy } from '@ostore/lifecycle/scan';
 import { BucketsRepository, FolderFilterRepository } from '@ostore/metastore/data-access';
 import { QueueProducer } from '@ostore/queue/data-access';
 import { CassandraClient } from '@ostore/shared/cassandra';
-import { Clock, sleep } from '@ostore/shared/clock';
+import { Clock } from '@ostore/shared/clock';
 import { ContextLogger, JsonLogger, MetricsRegistry } from '@ostore/shared/observability';
+import { BackgroundLoop } from '../background-loop';
 import { ScannerConfig } from '../config/scanner.config';
 import {
   FilterBuildJob,
@@ -20,7 +21,6 @@ import {
 export const FOLDER_CLEANUP_CONFIG = Symbol('FOLDER_CLEANUP_CONFIG');
 
 const MAX_POLL_MS = 30_000;
-const MAX_BACKOFF_MS = 60_000;
 
 /**
  * The scanner's empty-directory cleanup loop, beside the lifecycle scan and over its own pinned
@@ -30,11 +30,10 @@ const MAX_BACKOFF_MS = 60_000;
  * complete, an unfinished scan records no pass and is redone).
  */
 @Injectable()
-export class FolderCleanupService implements OnApplicationBootstrap, OnModuleDestroy, OnApplicationShutdown {
-  private readonly stop = new AbortController();
-  private readonly log: ContextLogger;
+export class FolderCleanupService extends BackgroundLoop {
+  protected readonly log: ContextLogger;
+  protected readonly failure = 'folder cleanup tick failed; retrying';
   private readonly metrics: ScannerFolderMetrics;
-  private loop?: Promise<void>;
   private runtime?: { client: Client; policy: PinnedHostPolicy; cycle: FolderCleanupCycle };
 
   constructor(
@@ -45,40 +44,17 @@ export class FolderCleanupService implements OnApplicationBootstrap, OnModuleDes
     @Inject(MetricsRegistry) registry: MetricsRegistry,
     @Inject(JsonLogger) private readonly logger: JsonLogger,
   ) {
+    super();
     this.log = logger.forContext(FolderCleanupService.name);
     this.metrics = new ScannerFolderMetrics(registry);
   }
 
-  onApplicationBootstrap(): void {
-    this.loop = this.run();
-  }
-
-  async onModuleDestroy(): Promise<void> {
-    this.stop.abort();
-    await this.loop;
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    await this.runtime?.client.shutdown().catch(() => undefined);
-  }
-
-  private async run(): Promise<void> {
-    const pollMs = Math.min(MAX_POLL_MS, this.config.folders.intervalMs);
-    let backoffMs = 1000;
-    while (!this.stop.signal.aborted) {
-      try {
-        const rt = await this.ensureRuntime();
-        const ring = await localRingOf(rt.client, this.config.cassandra.keyspace, rt.policy.addresses);
-        const outcome = await rt.cycle.tick(ring, this.stop.signal);
-        backoffMs = 1000;
-        // a finished step goes straight on to the next (build, then scan); otherwise wait
-        if (outcome.kind !== 'built') await sleep(pollMs, this.stop.signal);
-      } catch (e) {
-        this.log.error('folder cleanup tick failed; retrying', { err: e, retryInMs: backoffMs });
-        await sleep(backoffMs, this.stop.signal);
-        backoffMs = Math.min(backoffMs * 2, MAX_BACKOFF_MS);
-      }
-    }
+  protected async step(signal: AbortSignal): Promise<number> {
+    const rt = await this.ensureRuntime();
+    const ring = await localRingOf(rt.client, this.config.cassandra.keyspace, rt.policy.addresses);
+    const outcome = await rt.cycle.tick(ring, signal);
+    // a finished step goes straight on to the next (build, then scan); otherwise wait
+    return outcome.kind === 'built' ? 0 : Math.min(MAX_POLL_MS, this.config.folders.intervalMs);
   }
 
   private async ensureRuntime(): Promise<NonNullable<FolderCleanupService['runtime']>> {
@@ -127,6 +103,7 @@ export class FolderCleanupService implements OnApplicationBootstrap, OnModuleDes
         log,
       );
       this.runtime = { client, policy, cycle };
+      this.session = client;
       this.log.info('folder cleanup ready', { source, intervalMs: f.intervalMs, fpr: f.fpr, maxPerParent: f.maxPerParent });
       return this.runtime;
     } catch (e) {

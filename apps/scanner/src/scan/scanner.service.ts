@@ -1,10 +1,4 @@
-import {
-  Inject,
-  Injectable,
-  OnApplicationBootstrap,
-  OnApplicationShutdown,
-  OnModuleDestroy,
-} from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import type { Client } from 'cassandra-driver';
 import { lifecycleTiming } from '@ostore/lifecycle/rules';
 import {
@@ -19,12 +13,12 @@ import {
   ScanMetrics,
   ScanStateStore,
   ScanTask,
-  sleep,
 } from '@ostore/lifecycle/scan';
 import { QueueProducer } from '@ostore/queue/data-access';
 import { CassandraClient } from '@ostore/shared/cassandra';
 import { Clock } from '@ostore/shared/clock';
 import { ContextLogger, JsonLogger, MetricsRegistry } from '@ostore/shared/observability';
+import { BackgroundLoop } from '../background-loop';
 import { ScannerConfig } from '../config/scanner.config';
 
 export const SCANNER_CONFIG = Symbol('SCANNER_CONFIG');
@@ -39,7 +33,6 @@ interface Runtime {
 }
 
 const MAX_IDLE_MS = 60_000;
-const MAX_BACKOFF_MS = 60_000;
 
 /**
  * The scanner's loop: every SCAN_INTERVAL_SECONDS (measured from the start of the previous pass,
@@ -52,11 +45,10 @@ const MAX_BACKOFF_MS = 60_000;
  * position, and waits for that.
  */
 @Injectable()
-export class ScannerService implements OnApplicationBootstrap, OnModuleDestroy, OnApplicationShutdown {
-  private readonly stop = new AbortController();
-  private readonly log: ContextLogger;
+export class ScannerService extends BackgroundLoop {
+  protected readonly log: ContextLogger;
+  protected readonly failure = 'scan failed; retrying from the last checkpoint';
   private readonly metrics: ScanMetrics;
-  private loop?: Promise<void>;
   private runtime?: Runtime;
 
   constructor(
@@ -67,36 +59,13 @@ export class ScannerService implements OnApplicationBootstrap, OnModuleDestroy, 
     @Inject(MetricsRegistry) registry: MetricsRegistry,
     @Inject(JsonLogger) private readonly logger: JsonLogger,
   ) {
+    super();
     this.log = logger.forContext(ScannerService.name);
     this.metrics = new ScanMetrics(registry);
   }
 
-  onApplicationBootstrap(): void {
-    this.loop = this.run();
-  }
-
-  async onModuleDestroy(): Promise<void> {
-    this.stop.abort();
-    await this.loop;
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    await this.runtime?.client.shutdown().catch(() => undefined);
-  }
-
-  private async run(): Promise<void> {
-    let backoffMs = 1000;
-    while (!this.stop.signal.aborted) {
-      try {
-        const idleMs = await this.runDuePasses();
-        backoffMs = 1000;
-        await sleep(idleMs, this.stop.signal);
-      } catch (e) {
-        this.log.error('scan failed; retrying from the last checkpoint', { err: e, retryInMs: backoffMs });
-        await sleep(backoffMs, this.stop.signal);
-        backoffMs = Math.min(backoffMs * 2, MAX_BACKOFF_MS);
-      }
-    }
+  protected step(): Promise<number> {
+    return this.runDuePasses();
   }
 
   /** Runs every pass that is due (or unfinished); returns how long to wait for the next one. */
@@ -106,7 +75,7 @@ export class ScannerService implements OnApplicationBootstrap, OnModuleDestroy, 
     const interval = this.config.scan.intervalMs;
     let idleMs = MAX_IDLE_MS;
     for (const table of this.config.scan.tables) {
-      if (this.stop.signal.aborted) return 0;
+      if (this.signal.aborted) return 0;
       const latest = await rt.state.latest(rt.source, ks, table);
       const dueAt = latest?.status === COMPLETED ? latest.ts.getTime() + interval : this.clock.nowMs();
       const waitMs = dueAt - this.clock.nowMs();
@@ -116,7 +85,7 @@ export class ScannerService implements OnApplicationBootstrap, OnModuleDestroy, 
       }
       const { spans } = await localScanSpans(rt.client, ks, rt.policy.addresses);
       this.metrics.primaryRanges.set(spans.length);
-      const result = await rt.scanner.run(rt.tasks.get(table)!, spans, this.stop.signal);
+      const result = await rt.scanner.run(rt.tasks.get(table)!, spans, this.signal);
       this.logPass(result);
       if (result.outcome === 'completed') idleMs = Math.min(idleMs, Math.max(0, result.ts.getTime() + interval - this.clock.nowMs()));
     }
@@ -173,6 +142,7 @@ export class ScannerService implements OnApplicationBootstrap, OnModuleDestroy, 
       if (last?.status === COMPLETED) this.metrics.setOverdue(last.stat.overdue);
       this.metrics.primaryRanges.set(spans.length);
       this.runtime = { client, policy, source, scanner, tasks, state };
+      this.session = client;
       this.log.info('local scan ready', {
         node: node.address,
         hostId: node.hostId,

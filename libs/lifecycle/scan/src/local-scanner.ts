@@ -266,5 +266,3 @@ export class LocalScanner {
   }
 }
 
-/** The project's abortable sleep, still exported here for the scanner app's imports. */
-export { sleep };
