@@ -30,10 +30,13 @@ if [ ${#apt_missing[@]} -gt 0 ]; then
   fi
 fi
 
-# npm packages: reinstall only when the lock file changed since the last install.
-if [ ! -f node_modules/.package-lock.json ] || ! cmp -s <(node -p "JSON.stringify(require('./package-lock.json').packages)") \
-     <(node -p "JSON.stringify(require('./node_modules/.package-lock.json').packages)" 2>/dev/null); then
+# npm packages: reinstall only when the lock file changed since the last install. The lock's hash is
+# kept beside the packages: comparing the lock with node_modules/.package-lock.json never matched
+# (the lock also lists other platforms' optional packages), so every run reinstalled.
+lock_hash="$(sha256sum package-lock.json | cut -d' ' -f1)"
+if [ ! -d node_modules ] || [ "$(cat node_modules/.ostore-lock.sha256 2>/dev/null)" != "$lock_hash" ]; then
   npm ci --no-audit --no-fund
+  echo "$lock_hash" > node_modules/.ostore-lock.sha256
 fi
 
 # kubectl (kustomize builds of deploy/k8s) comes with the machine; kubeconform and the Kubernetes
