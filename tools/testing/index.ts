@@ -1,3 +1,4 @@
 export * from './stack-env';
 export * from './app-process';
 export * from './gateway-harness';
+export * from './metrics';

@@ -13,7 +13,7 @@ import { Metastore } from '@ostore/metastore/data-access';
 import { KafkaClient } from '@ostore/queue/data-access';
 import { UsageRecordOnTopic, UsageTopicReader } from '@ostore/queue/data-access/testing';
 import { CassandraClient } from '@ostore/shared/cassandra';
-import { cassandraOptions, freshCluster, GatewayUnderTest, stackEnv, startGateway, waitFor } from '@ostore/testing';
+import { cassandraOptions, freshCluster, GatewayUnderTest, metricSum, stackEnv, startGateway, waitFor } from '@ostore/testing';
 
 /**
  * The gateway app publishes a usage delta for every size change a client makes (seed 000:
@@ -46,13 +46,7 @@ describe('usage deltas of the gateway app (USAGE_DELTAS=kafka, the default)', ()
 
   const bucketIdOf = async (name: string) => (await new Metastore(db).buckets.get(name))!.bucketId;
   const ofBucket = (bucketId: string) => (records: UsageRecordOnTopic[]) => records.filter((r) => r.delta.bucketId === bucketId);
-  const metric = async (name: string) => {
-    const text = await (await fetch(`${gw.managementUrl}/metrics`)).text();
-    return text
-      .split('\n')
-      .filter((l) => l.startsWith(name))
-      .reduce((sum, l) => sum + Number(l.split(' ').pop()), 0);
-  };
+  const metric = (name: string) => metricSum(gw.managementUrl, name);
 
   it('a PUT then a DELETE: +size then -size on the bucket\'s key, from this gateway', async () => {
     const Bucket = 'usage-put-delete';

@@ -1,6 +1,6 @@
 import { VersionCandidate } from '@ostore/queue/contracts';
 import { CassandraQueueProducer, CassandraQueueRepository, KafkaClient, KafkaQueueProducer, QueueProducer } from '@ostore/queue/data-access';
-import { AppProcess, appEnv, freshCluster, stackEnv, waitFor } from '@ostore/testing';
+import { appEnv, AppProcess, freshCluster, metricSum, stackEnv, waitFor } from '@ostore/testing';
 import { bucketWith, expireDays, history, put, stack, Stack } from './support';
 
 let nextPort = 23000 + Math.floor(Math.random() * 1000) * 2;
@@ -55,13 +55,7 @@ describe.each(['kafka', 'cassandra'] as const)('the scheduler app with QUEUE_BAC
     processes.push(p);
     return p;
   };
-  const metric = async (name: string) => {
-    const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-    return text
-      .split('\n')
-      .filter((l) => l.startsWith(name))
-      .reduce((sum, l) => sum + Number(l.split(' ').pop()), 0);
-  };
+  const metric = (name: string) => metricSum(`http://127.0.0.1:${port}`, name);
 
   it('applies candidates, survives SIGKILL mid-batch, and a new process finishes the work exactly once', async () => {
     const b = await bucketWith(s.core, `app-${backend}`, 'Enabled', expireDays(1));

@@ -2,7 +2,7 @@ import { hostname } from 'os';
 import { UploadCandidate, VersionCandidate } from '@ostore/queue/contracts';
 import { KafkaClient, KafkaQueueProducer } from '@ostore/queue/data-access';
 import { UsageRecordOnTopic, UsageTopicReader } from '@ostore/queue/data-access/testing';
-import { AppProcess, appEnv, freshCluster, stackEnv, waitFor } from '@ostore/testing';
+import { appEnv, AppProcess, freshCluster, metricSum, stackEnv, waitFor } from '@ostore/testing';
 import { abortAfter, alice, body, bucketWith, DAY_MS, history, pattern, put, rule, stack, Stack } from './support';
 
 const PARTITIONS = 3;
@@ -57,13 +57,7 @@ describe('usage deltas of the scheduler app', () => {
     waitFor(what, probe, timeoutMs, 200).catch((e) => {
       throw new Error(`${(e as Error).message}\n--- scheduler log ---\n${logTail()}`);
     });
-  const metric = async (name: string) => {
-    const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-    return text
-      .split('\n')
-      .filter((l) => l.startsWith(name))
-      .reduce((sum, l) => sum + Number(l.split(' ').pop()), 0);
-  };
+  const metric = (name: string) => metricSum(`http://127.0.0.1:${port}`, name);
 
   it('a Transition emits nothing; an Expiration deletion and an upload abort emit remove deltas of the bytes they release', async () => {
     const b = await bucketWith(

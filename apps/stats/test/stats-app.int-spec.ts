@@ -3,7 +3,7 @@ import { KafkaClient, KafkaUsageSink } from '@ostore/queue/data-access';
 import { SystemClock } from '@ostore/shared/clock';
 import { statsStores, StatsStores, usageDelta } from '@ostore/stats/data-access/testing';
 import { windowStart, WINDOW_MS } from '@ostore/stats/domain';
-import { AppProcess, appEnv, freshCluster, stackEnv, waitFor } from '@ostore/testing';
+import { appEnv, AppProcess, freshCluster, metricSum, stackEnv, waitFor } from '@ostore/testing';
 
 const port = 25000 + Math.floor(Math.random() * 1000);
 const buckets = ['1a2b3c4d-0000-4000-8000-00000000000a', '1a2b3c4d-0000-4000-8000-00000000000b'];
@@ -44,13 +44,7 @@ describe('the stats app', () => {
     await s?.close();
   });
 
-  const metric = async (name: string) => {
-    const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-    return text
-      .split('\n')
-      .filter((l) => l.startsWith(name))
-      .reduce((sum, l) => sum + Number(l.split(' ').pop()), 0);
-  };
+  const metric = (name: string) => metricSum(`http://127.0.0.1:${port}`, name);
 
   it('stores the usage topic as events and 5-minute aggregates, each event id once', async () => {
     const start = windowStart(Date.now() - 40 * 60_000).getTime();
