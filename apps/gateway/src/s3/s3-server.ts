@@ -125,6 +125,7 @@ export class S3Server implements OnApplicationBootstrap, BeforeApplicationShutdo
       }
       if (operation === 'GetUnconfiguredBucketSubresource') {
         await this.access.authorize(req, 'bucket-owner');
+        checkRequest(req);
         const [code, message] = unconfiguredSubresource(req)!;
         throw S3Error.fromCode(code, message, { httpStatus: 404, extra: { BucketName: req.bucket! } });
       }

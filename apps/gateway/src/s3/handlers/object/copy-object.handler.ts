@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { evaluateCopySourcePreconditions, isoDate, parseCopySource, S3Error, toXml } from '@ostore/s3/protocol';
 import type { BucketsService, ObjectsService } from '@ostore/s3/core';
 import { AccessControl } from '../../access';
+import { checkExpectedBucketOwner } from '../../request-checks';
 import { BUCKETS_SERVICE, OBJECTS_SERVICE } from '../../services';
 import { metaFromHeaders } from '../../object-http';
 import { readSmallBody, sendXml } from '../../responses';
@@ -12,6 +13,7 @@ import type { S3Request } from '../../s3-request';
 export async function checkCopySource(req: S3Request, buckets: BucketsService, objects: ObjectsService, access: AccessControl) {
   const source = parseCopySource(req.header('x-amz-copy-source')!);
   const sourceBucket = await buckets.get(source.bucket);
+  checkExpectedBucketOwner(req.header('x-amz-source-expected-bucket-owner'), sourceBucket.owner.id);
   const version = await objects.head(source.bucket, source.key, source.versionId);
   if (!access.isCopySourceReadAllowed(req, sourceBucket.owner.id, version.owner.id, version.meta.acl)) throw new S3Error('AccessDenied', 'Access Denied');
   const outcome = evaluateCopySourcePreconditions(
