@@ -16,6 +16,10 @@ const schema = baseEnvSchema
     S3_DOMAINS: envVar.list('localhost,s3.local'),
     S3_MAX_CLOCK_SKEW_SECONDS: envVar.int(900, 1, 86400),
     S3_AUTH_CACHE_MS: envVar.int(5000, 0, 600000),
+    /** How long an access key id the metastore does not know is answered InvalidAccessKeyId without a read. */
+    S3_AUTH_NEGATIVE_CACHE_MS: envVar.int(1000, 0, 600000),
+    /** Most access keys cached; past it the least recently used one goes. */
+    S3_AUTH_CACHE_MAX_KEYS: envVar.int(10_000, 1, 10_000_000),
     /** Longest wait for a request's headers once its connection has sent something. */
     S3_HEADERS_TIMEOUT_MS: envVar.int(20_000, 100, 600_000),
     /** A request whose body sends nothing for this long answers 400 RequestTimeout and loses its connection (AWS: ~20 s). */
@@ -88,6 +92,8 @@ export interface GatewayConfig extends BaseConfig {
     domains: string[];
     maxClockSkewMs: number;
     authCacheMs: number;
+    authNegativeCacheMs: number;
+    authCacheMaxKeys: number;
     /** Timeouts and the connection limit of the S3 listener (S3_*_TIMEOUT_MS, S3_MAX_CONNECTIONS). */
     listener: { headersTimeoutMs: number; requestIdleTimeoutMs: number; keepAliveTimeoutMs: number; maxConnections: number };
     inlineBodyMaxBytes: number;
@@ -114,6 +120,8 @@ export function loadGatewayConfig(env: Record<string, string | undefined> = proc
       domains: parsed.S3_DOMAINS.map((d) => d.toLowerCase()),
       maxClockSkewMs: parsed.S3_MAX_CLOCK_SKEW_SECONDS * 1000,
       authCacheMs: parsed.S3_AUTH_CACHE_MS,
+      authNegativeCacheMs: parsed.S3_AUTH_NEGATIVE_CACHE_MS,
+      authCacheMaxKeys: parsed.S3_AUTH_CACHE_MAX_KEYS,
       listener: {
         headersTimeoutMs: parsed.S3_HEADERS_TIMEOUT_MS,
         requestIdleTimeoutMs: parsed.S3_REQUEST_IDLE_TIMEOUT_MS,

@@ -18,12 +18,8 @@ import { USERS_SERVICE } from './services';
 import { GATEWAY_CONFIG } from './tokens';
 import type { GatewayConfig } from '../config/gateway.config';
 import { PayloadHashVerifier } from './payload-hash';
+import { AccessKeyCache } from './access-key-cache';
 import type { S3Request } from './s3-request';
-
-interface CachedKey {
-  found?: { key: AccessKey; user: User };
-  until: number;
-}
 
 /**
  * Authenticates a request (SigV4 in headers or presigned query; anonymous when unsigned) and
@@ -31,7 +27,8 @@ interface CachedKey {
  * bodies with a signed SHA-256 are checked against it before the handler commits anything.
  *
  * Access keys are cached for `authCacheMs` so the hot path makes no Cassandra read per request;
- * a disabled key stops working within that time.
+ * a disabled key stops working within that time. Unknown ids are remembered for
+ * `authNegativeCacheMs`; the cache holds at most `authCacheMaxKeys` (least recently used goes).
  */
 /** A request that carries no body at all: no Transfer-Encoding, and no or a zero Content-Length. */
 function hasNoBody(raw: IncomingMessage): boolean {
@@ -41,13 +38,16 @@ function hasNoBody(raw: IncomingMessage): boolean {
 
 @Injectable()
 export class Authenticator {
-  private readonly cache = new Map<string, CachedKey>();
+  private readonly cache: AccessKeyCache<{ key: AccessKey; user: User }>;
 
   constructor(
     @Inject(USERS_SERVICE) private readonly users: UsersService,
     private readonly clock: Clock,
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
-  ) {}
+  ) {
+    const s3 = config.s3;
+    this.cache = new AccessKeyCache(clock, { ttlMs: s3.authCacheMs, negativeTtlMs: s3.authNegativeCacheMs, maxEntries: s3.authCacheMaxKeys });
+  }
 
   async authenticate(req: S3Request): Promise<void> {
     const signed: SigV4Request = { method: req.method, rawPath: req.rawPath, query: req.queryPairs, headers: req.headers };
@@ -56,7 +56,7 @@ export class Authenticator {
       req.body = req.raw;
       return;
     }
-    const found = await this.lookup(parsed.accessKeyId);
+    const found = await this.cache.get(parsed.accessKeyId, (id) => this.users.findAccessKey(id));
     if (!found || found.key.disabled) {
       throw new S3Error('InvalidAccessKeyId', 'The AWS Access Key Id you provided does not exist in our records.', {
         extra: { AWSAccessKeyId: parsed.accessKeyId },
@@ -107,15 +107,5 @@ export class Authenticator {
     } else {
       req.body = req.raw;
     }
-  }
-
-  private async lookup(accessKeyId: string): Promise<{ key: AccessKey; user: User } | undefined> {
-    const now = Date.now();
-    const hit = this.cache.get(accessKeyId);
-    if (hit && hit.until > now) return hit.found;
-    const found = await this.users.findAccessKey(accessKeyId);
-    if (this.cache.size > 10_000) this.cache.clear();
-    this.cache.set(accessKeyId, { found, until: now + this.config.s3.authCacheMs });
-    return found;
   }
 }
