@@ -16,6 +16,8 @@ const schema = baseEnvSchema
     S3_DOMAINS: envVar.list('localhost,s3.local'),
     S3_MAX_CLOCK_SKEW_SECONDS: envVar.int(900, 1, 86400),
     S3_AUTH_CACHE_MS: envVar.int(5000, 0, 600000),
+    /** Accept Signature Version 2 (header and presigned query, V2 POST policies); off, V2 is refused as S3 refuses it in SigV4-only regions. */
+    S3_SIGV2: envVar.bool(true),
     /** Longest wait for a request's headers once its connection has sent something. */
     S3_HEADERS_TIMEOUT_MS: envVar.int(20_000, 100, 600_000),
     /** A request whose body sends nothing for this long answers 400 RequestTimeout and loses its connection (AWS: ~20 s). */
@@ -88,6 +90,8 @@ export interface GatewayConfig extends BaseConfig {
     domains: string[];
     maxClockSkewMs: number;
     authCacheMs: number;
+    /** Whether Signature Version 2 is accepted (S3_SIGV2). */
+    sigV2: boolean;
     /** Timeouts and the connection limit of the S3 listener (S3_*_TIMEOUT_MS, S3_MAX_CONNECTIONS). */
     listener: { headersTimeoutMs: number; requestIdleTimeoutMs: number; keepAliveTimeoutMs: number; maxConnections: number };
     inlineBodyMaxBytes: number;
@@ -114,6 +118,7 @@ export function loadGatewayConfig(env: Record<string, string | undefined> = proc
       domains: parsed.S3_DOMAINS.map((d) => d.toLowerCase()),
       maxClockSkewMs: parsed.S3_MAX_CLOCK_SKEW_SECONDS * 1000,
       authCacheMs: parsed.S3_AUTH_CACHE_MS,
+      sigV2: parsed.S3_SIGV2,
       listener: {
         headersTimeoutMs: parsed.S3_HEADERS_TIMEOUT_MS,
         requestIdleTimeoutMs: parsed.S3_REQUEST_IDLE_TIMEOUT_MS,
