@@ -39,6 +39,9 @@ describe(resolveOperation.name, () => {
     ['GET', 'b', 'policy', 'GetUnconfiguredBucketSubresource'],
     ['PUT', 'b', 'policy', 'NotImplemented:policy'],
     ['PATCH', 'b/k', '', 'MethodNotAllowed'],
+    ['PUT', 'b', 'cors', 'PutBucketCors'],
+    ['GET', 'b', 'cors', 'GetBucketCors'],
+    ['DELETE', 'b', 'cors', 'DeleteBucketCors'],
   ])('%s /%s?%s is %s', (method, path, query, expected) => {
     expect(resolveOperation(input(method, path, query))).toBe(expected);
   });

@@ -2,6 +2,7 @@ export * from './errors';
 export * from './headers';
 export * from './sigv4';
 export * from './sigv2';
+export * from './cors';
 export * from './chunked';
 export * from './checksums';
 export * from './xml';
