@@ -42,6 +42,7 @@ describe(resolveOperation.name, () => {
     ['PUT', 'b', 'cors', 'PutBucketCors'],
     ['GET', 'b', 'cors', 'GetBucketCors'],
     ['DELETE', 'b', 'cors', 'DeleteBucketCors'],
+    ['POST', 'b', '', 'PostObject'],
   ])('%s /%s?%s is %s', (method, path, query, expected) => {
     expect(resolveOperation(input(method, path, query))).toBe(expected);
   });

@@ -77,7 +77,7 @@ export function resolveOperation(r: OperationInput): string {
         return 'DeleteBucket';
       case 'POST':
         if (r.has('delete')) return 'DeleteObjects';
-        return 'NotImplemented:POST';
+        return 'PostObject';
       default:
         return 'MethodNotAllowed';
     }

@@ -133,6 +133,7 @@ export class S3Server implements OnApplicationBootstrap, BeforeApplicationShutdo
       }
       const handler = this.handlers.get(operation);
       if (!handler) throw new S3Error('NotImplemented', `${operation} is not implemented`);
+      if (handler.authenticate) await handler.authenticate(req);
       await this.access.authorize(req, handler.access);
       this.cors.decorate(req);
       checkRequest(req);

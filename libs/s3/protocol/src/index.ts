@@ -3,6 +3,8 @@ export * from './headers';
 export * from './sigv4';
 export * from './sigv2';
 export * from './cors';
+export * from './post-policy';
+export * from './form-data';
 export * from './chunked';
 export * from './checksums';
 export * from './xml';
