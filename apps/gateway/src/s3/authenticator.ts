@@ -3,6 +3,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import {
   EMPTY_SHA256,
   createChunkedDecoder,
+  parseSigV2,
   parseSigV4,
   S3Error,
   SigV4Request,
@@ -10,6 +11,7 @@ import {
   STREAMING_SIGNED_PAYLOAD_TRAILER,
   STREAMING_UNSIGNED_PAYLOAD_TRAILER,
   UNSIGNED_PAYLOAD,
+  verifySigV2,
   verifySigV4,
 } from '@ostore/s3/protocol';
 import { Clock } from '@ostore/shared/clock';
@@ -22,7 +24,8 @@ import { AccessKeyCache } from './access-key-cache';
 import type { S3Request } from './s3-request';
 
 /**
- * Authenticates a request (SigV4 in headers or presigned query; anonymous when unsigned) and
+ * Authenticates a request (SigV4 or, unless S3_SIGV2 is off, Signature Version 2, each in headers or
+ * presigned query; anonymous when unsigned) and
  * sets up its body: aws-chunked bodies are decoded and their chunk signatures verified; plain
  * bodies with a signed SHA-256 are checked against it before the handler commits anything.
  *
@@ -51,18 +54,22 @@ export class Authenticator {
 
   async authenticate(req: S3Request): Promise<void> {
     const signed: SigV4Request = { method: req.method, rawPath: req.rawPath, query: req.queryPairs, headers: req.headers };
+    // V2 off: parseSigV4 refuses a V2 signature as SigV4-only regions do
+    const v2 = this.config.s3.sigV2 ? parseSigV2(signed) : undefined;
+    if (v2) {
+      const found = await this.activeKey(v2.accessKeyId);
+      const resource = { virtualHostBucket: req.addressing === 'virtual-host' ? req.bucket : undefined };
+      verifySigV2(v2, signed, resource, found.key.secretAccessKey, this.clock.now(), this.config.s3.maxClockSkewMs);
+      req.principal = { kind: 'user', owner: { id: found.user.id, displayName: found.user.displayName }, accessKeyId: found.key.accessKeyId };
+      req.body = req.raw;
+      return;
+    }
     const parsed = parseSigV4(signed);
     if (!parsed) {
       req.body = req.raw;
       return;
     }
-    const found = await this.cache.get(parsed.accessKeyId, (id) => this.users.findAccessKey(id));
-    if (!found || found.key.disabled) {
-      throw new S3Error('InvalidAccessKeyId', 'The AWS Access Key Id you provided does not exist in our records.', {
-        extra: { AWSAccessKeyId: parsed.accessKeyId },
-      });
-    }
-    if (found.user.disabled) throw new S3Error('AccessDenied', 'Access Denied: the user is disabled');
+    const found = await this.activeKey(parsed.accessKeyId);
     const verified = verifySigV4(parsed, signed, found.key.secretAccessKey, this.clock.now(), {
       maxSkewMs: this.config.s3.maxClockSkewMs,
       region: this.config.s3.region,
@@ -107,5 +114,17 @@ export class Authenticator {
     } else {
       req.body = req.raw;
     }
+  }
+
+  /** The enabled key of an enabled user, else InvalidAccessKeyId / AccessDenied as S3 answers. */
+  async activeKey(accessKeyId: string): Promise<{ key: AccessKey; user: User }> {
+    const found = await this.cache.get(accessKeyId, (id) => this.users.findAccessKey(id));
+    if (!found || found.key.disabled) {
+      throw new S3Error('InvalidAccessKeyId', 'The AWS Access Key Id you provided does not exist in our records.', {
+        extra: { AWSAccessKeyId: accessKeyId },
+      });
+    }
+    if (found.user.disabled) throw new S3Error('AccessDenied', 'Access Denied: the user is disabled');
+    return found;
   }
 }

@@ -39,6 +39,10 @@ describe(resolveOperation.name, () => {
     ['GET', 'b', 'policy', 'GetUnconfiguredBucketSubresource'],
     ['PUT', 'b', 'policy', 'NotImplemented:policy'],
     ['PATCH', 'b/k', '', 'MethodNotAllowed'],
+    ['PUT', 'b', 'cors', 'PutBucketCors'],
+    ['GET', 'b', 'cors', 'GetBucketCors'],
+    ['DELETE', 'b', 'cors', 'DeleteBucketCors'],
+    ['POST', 'b', '', 'PostObject'],
   ])('%s /%s?%s is %s', (method, path, query, expected) => {
     expect(resolveOperation(input(method, path, query))).toBe(expected);
   });

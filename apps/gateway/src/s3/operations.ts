@@ -11,7 +11,6 @@ export interface OperationInput {
 /** Bucket sub-resources we do not implement: GET answers with the "not configured" error S3 gives. */
 const UNCONFIGURED_GET: Record<string, [code: string, message: string]> = {
   policy: ['NoSuchBucketPolicy', 'The bucket policy does not exist'],
-  cors: ['NoSuchCORSConfiguration', 'The CORS configuration does not exist'],
   website: ['NoSuchWebsiteConfiguration', 'The specified bucket does not have a website configuration'],
   encryption: ['ServerSideEncryptionConfigurationNotFoundError', 'The server side encryption configuration was not found'],
   replication: ['ReplicationConfigurationNotFoundError', 'The replication configuration was not found'],
@@ -27,7 +26,7 @@ export function unconfiguredSubresource(input: OperationInput): [string, string]
 }
 
 const UNSUPPORTED_SUBRESOURCES = [
-  'policy', 'cors', 'website', 'encryption', 'replication', 'object-lock', 'ownershipControls', 'publicAccessBlock',
+  'policy', 'website', 'encryption', 'replication', 'object-lock', 'ownershipControls', 'publicAccessBlock',
   'logging', 'notification', 'accelerate', 'requestPayment', 'analytics', 'inventory', 'metrics', 'intelligent-tiering',
   'legal-hold', 'retention', 'restore', 'select', 'torrent',
 ];
@@ -56,6 +55,7 @@ export function resolveOperation(r: OperationInput): string {
         if (r.has('tagging')) return 'PutBucketTagging';
         if (r.has('lifecycle')) return 'PutBucketLifecycleConfiguration';
         if (r.has('acl')) return 'PutBucketAcl';
+        if (r.has('cors')) return 'PutBucketCors';
         return 'CreateBucket';
       case 'GET':
         if (r.has('versioning')) return 'GetBucketVersioning';
@@ -63,6 +63,7 @@ export function resolveOperation(r: OperationInput): string {
         if (r.has('lifecycle')) return 'GetBucketLifecycleConfiguration';
         if (r.has('location')) return 'GetBucketLocation';
         if (r.has('acl')) return 'GetBucketAcl';
+        if (r.has('cors')) return 'GetBucketCors';
         if (r.has('versions')) return 'ListObjectVersions';
         if (r.has('uploads')) return 'ListMultipartUploads';
         if (r.query('list-type') === '2') return 'ListObjectsV2';
@@ -72,10 +73,11 @@ export function resolveOperation(r: OperationInput): string {
       case 'DELETE':
         if (r.has('tagging')) return 'DeleteBucketTagging';
         if (r.has('lifecycle')) return 'DeleteBucketLifecycle';
+        if (r.has('cors')) return 'DeleteBucketCors';
         return 'DeleteBucket';
       case 'POST':
         if (r.has('delete')) return 'DeleteObjects';
-        return 'NotImplemented:POST';
+        return 'PostObject';
       default:
         return 'MethodNotAllowed';
     }

@@ -14,6 +14,11 @@ export type AccessRule = 'authenticated' | 'bucket-owner' | 'bucket-read' | 'buc
 export interface S3Handler {
   readonly operation: string;
   readonly access: AccessRule;
+  /**
+   * For operations authenticated by their body (POST object's signed policy): run after the
+   * header/query authentication and before the access check, it sets `req.principal`.
+   */
+  authenticate?(req: S3Request): Promise<void>;
   handle(req: S3Request): Promise<void>;
 }
 

@@ -8,6 +8,7 @@ import { closeGracefully, listen } from '../http-listen';
 import { AccessControl, concealExistence } from './access';
 import { resolveAddressing } from './addressing';
 import { Authenticator } from './authenticator';
+import { CorsResponder } from './cors-responder';
 import { errorBody, toS3Error } from './error-response';
 import { resolveOperation, unconfiguredSubresource } from './operations';
 import { S3_HANDLERS, S3Handler } from './s3-handler';
@@ -50,6 +51,7 @@ export class S3Server implements OnApplicationBootstrap, BeforeApplicationShutdo
     @Inject(S3_HANDLERS) handlers: S3Handler[],
     private readonly auth: Authenticator,
     private readonly access: AccessControl,
+    private readonly cors: CorsResponder,
     logger: JsonLogger,
     metrics: MetricsRegistry,
   ) {
@@ -110,7 +112,8 @@ export class S3Server implements OnApplicationBootstrap, BeforeApplicationShutdo
     try {
       if (raw.method === 'OPTIONS') {
         req.operation = 'CorsPreflight';
-        throw corsPreflightRefusal(raw);
+        await this.cors.preflight(req);
+        return;
       }
       const operation = resolveOperation(req);
       req.operation = operation;
@@ -131,7 +134,9 @@ export class S3Server implements OnApplicationBootstrap, BeforeApplicationShutdo
       }
       const handler = this.handlers.get(operation);
       if (!handler) throw new S3Error('NotImplemented', `${operation} is not implemented`);
+      if (handler.authenticate) await handler.authenticate(req);
       await this.access.authorize(req, handler.access);
+      this.cors.decorate(req);
       checkRequest(req);
       if (/^\s*100-continue\s*$/i.test(raw.headers.expect ?? '')) res.writeContinue();
       await handler.handle(req);
@@ -181,17 +186,4 @@ export class S3Server implements OnApplicationBootstrap, BeforeApplicationShutdo
     res.end(body, afterSent);
     if (bodyUnread && !afterSent) req.raw.resume();
   }
-}
-
-/**
- * A CORS preflight (OPTIONS). No bucket has a CORS configuration here, so S3's answers apply: 400
- * when the preflight lacks Origin or Access-Control-Request-Method, else 403.
- */
-function corsPreflightRefusal(raw: IncomingMessage): S3Error {
-  if (!raw.headers['origin'] || !raw.headers['access-control-request-method'])
-    return new S3Error('BadRequest', 'Insufficient information. Origin request header needed.');
-  return new S3Error(
-    'AccessDenied',
-    'CORSResponse: This CORS request is not allowed. This is usually because the evalution of Origin, request method / Access-Control-Request-Method or Access-Control-Request-Headers are not whitelisted by the resource\'s CORS spec.',
-  );
 }

@@ -2,6 +2,7 @@ import { DynamicModule, Module, Type } from '@nestjs/common';
 import type { GatewayConfig } from '../config/gateway.config';
 import { AccessControl } from './access';
 import { Authenticator } from './authenticator';
+import { CorsResponder } from './cors-responder';
 import { S3_HANDLERS, S3Handler } from './s3-handler';
 import { S3Server } from './s3-server';
 import { GATEWAY_CONFIG } from './tokens';
@@ -24,6 +25,7 @@ export class S3Module {
         { provide: GATEWAY_CONFIG, useValue: config },
         Authenticator,
         AccessControl,
+        CorsResponder,
         ...handlerClasses,
         { provide: S3_HANDLERS, useFactory: (...handlers: S3Handler[]) => handlers, inject: handlerClasses },
         S3Server,

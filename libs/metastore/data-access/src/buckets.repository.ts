@@ -13,6 +13,8 @@ export interface BucketRow {
   lifecycle?: string;
   /** undefined when no tag set was ever stored (or it was deleted). */
   tags?: Record<string, string>;
+  /** The CORS configuration in its stored form (see encodeStoredCors), undefined when none. */
+  cors?: string;
   quotaBytes?: number;
   quotaObjects?: number;
   state: string;
@@ -23,10 +25,11 @@ export type BucketSettings = Partial<{
   acl: string;
   lifecycle: string | null;
   tags: Record<string, string> | null;
+  cors: string | null;
 }>;
 
 const COLUMNS =
-  'name, bucket_id, owner_id, owner_name, created_at, location, versioning, acl, lifecycle, tags, quota_bytes, quota_objects, state';
+  'name, bucket_id, owner_id, owner_name, created_at, location, versioning, acl, lifecycle, tags, cors, quota_bytes, quota_objects, state';
 
 function toRow(r: Record<string, unknown>): BucketRow {
   const tags = r['tags'];
@@ -41,6 +44,7 @@ function toRow(r: Record<string, unknown>): BucketRow {
     acl: str(r['acl']) || 'private',
     lifecycle: optStr(r['lifecycle']),
     tags: tags ? mapOf(tags) : undefined,
+    cors: optStr(r['cors']),
     quotaBytes: optNum(r['quota_bytes']),
     quotaObjects: optNum(r['quota_objects']),
     state: str(r['state']) || 'active',
@@ -96,6 +100,7 @@ export class BucketsRepository {
       ['acl', 'acl'],
       ['lifecycle', 'lifecycle'],
       ['tags', 'tags'],
+      ['cors', 'cors'],
     ] as const) {
       if (settings[key] !== undefined) {
         sets.push(`${col} = ?`);

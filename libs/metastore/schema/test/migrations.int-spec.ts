@@ -66,9 +66,9 @@ describe('metastore migrations against a real Cassandra', () => {
         new MigrationRunner(client).migrate(migrations, { keyspace, replication }),
         new MigrationRunner(other).migrate(migrations, { keyspace, replication }),
       ]);
-      const all = [...a.applied, ...b.applied].sort();
+      const all = [...a.applied, ...b.applied].sort((x, y) => x - y);
       expect(all).toEqual(migrations.map((m) => m.version));
-      expect([...a.alreadyApplied, ...b.alreadyApplied].sort()).toEqual(migrations.map((m) => m.version));
+      expect([...a.alreadyApplied, ...b.alreadyApplied].sort((x, y) => x - y)).toEqual(migrations.map((m) => m.version));
       const lock = await client.execute(`SELECT * FROM ${keyspace}.schema_lock`, [], {
         consistency: types.consistencies.serial,
       });

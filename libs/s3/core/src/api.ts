@@ -46,6 +46,8 @@ export interface Bucket {
   location: string;
   versioning: Versioning;
   acl: CannedAcl;
+  /** The CORS configuration in its stored form (encodeStoredCors of @ostore/s3/protocol); undefined when none. */
+  cors?: string;
 }
 
 /**
@@ -223,6 +225,10 @@ export interface BucketsService {
   getLifecycle(name: string): Promise<string>;
   setLifecycle(name: string, xml: string): Promise<void>;
   deleteLifecycle(name: string): Promise<void>;
+  /** Stores a CORS configuration (its stored form, already validated). */
+  setCors(name: string, stored: string): Promise<void>;
+  /** Removes the CORS configuration (no error when there is none). */
+  deleteCors(name: string): Promise<void>;
 }
 
 export interface ObjectsService {

@@ -20,6 +20,7 @@ export function bucketOf(row: BucketRow): Bucket {
     location: row.location,
     versioning: row.versioning as Versioning,
     acl: row.acl as CannedAcl,
+    ...(row.cors ? { cors: row.cors } : {}),
   };
 }
 
@@ -172,6 +173,14 @@ export class CassandraBucketsService implements BucketsService {
 
   async deleteLifecycle(name: string): Promise<void> {
     await this.update(await this.fresh(name), { lifecycle: null });
+  }
+
+  async setCors(name: string, stored: string): Promise<void> {
+    await this.update(await this.fresh(name), { cors: stored });
+  }
+
+  async deleteCors(name: string): Promise<void> {
+    await this.update(await this.fresh(name), { cors: null });
   }
 
   private async update(b: BucketRow, settings: Parameters<Metastore['buckets']['update']>[2]): Promise<void> {

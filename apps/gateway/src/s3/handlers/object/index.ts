@@ -7,5 +7,6 @@ export * from './list-object-versions.handler';
 export * from './list-objects.handler';
 export * from './object-acl.handler';
 export * from './object-tagging.handler';
+export * from './post-object.handler';
 export * from './put-object.handler';
 export * from './get-object-attributes.handler';
