@@ -36,8 +36,15 @@ describe(resolveOperation.name, () => {
     ['GET', 'b/k', 'attributes', 'GetObjectAttributes'],
     ['GET', 'b/k', 'torrent', 'NotImplemented:torrent'],
     ['HEAD', 'b/k', 'versionId=x', 'HeadObject'],
-    ['GET', 'b', 'policy', 'GetUnconfiguredBucketSubresource'],
-    ['PUT', 'b', 'policy', 'NotImplemented:policy'],
+    ['GET', 'b', 'cors', 'GetUnconfiguredBucketSubresource'],
+    ['GET', 'b', 'policy', 'GetBucketPolicy'],
+    ['PUT', 'b', 'policy', 'PutBucketPolicy'],
+    ['DELETE', 'b', 'policy', 'DeleteBucketPolicy'],
+    ['GET', 'b', 'policyStatus', 'GetBucketPolicyStatus'],
+    ['PUT', 'b', 'publicAccessBlock', 'PutPublicAccessBlock'],
+    ['GET', 'b', 'publicAccessBlock', 'GetPublicAccessBlock'],
+    ['DELETE', 'b', 'publicAccessBlock', 'DeletePublicAccessBlock'],
+    ['PUT', 'b/k', 'policy', 'NotImplemented:policy'],
     ['PATCH', 'b/k', '', 'MethodNotAllowed'],
   ])('%s /%s?%s is %s', (method, path, query, expected) => {
     expect(resolveOperation(input(method, path, query))).toBe(expected);

@@ -1,6 +1,7 @@
 import { DynamicModule, Module, Type } from '@nestjs/common';
 import type { GatewayConfig } from '../config/gateway.config';
 import { AccessControl } from './access';
+import { PolicyGate } from './policy-gate';
 import { Authenticator } from './authenticator';
 import { S3_HANDLERS, S3Handler } from './s3-handler';
 import { S3Server } from './s3-server';
@@ -24,6 +25,7 @@ export class S3Module {
         { provide: GATEWAY_CONFIG, useValue: config },
         Authenticator,
         AccessControl,
+        PolicyGate,
         ...handlerClasses,
         { provide: S3_HANDLERS, useFactory: (...handlers: S3Handler[]) => handlers, inject: handlerClasses },
         S3Server,

@@ -46,6 +46,16 @@ export interface Bucket {
   location: string;
   versioning: Versioning;
   acl: CannedAcl;
+  /** The bucket policy document (JSON) as stored, when one is set (parsed by `@ostore/s3/policy`). */
+  policy?: string;
+  /** The Public Access Block configuration as stored (JSON, `@ostore/s3/policy`), when one is set. */
+  publicAccessBlock?: string;
+}
+
+/** Access settings of a bucket; null removes one. */
+export interface BucketAccessSettings {
+  policy?: string | null;
+  publicAccessBlock?: string | null;
 }
 
 /**
@@ -223,6 +233,8 @@ export interface BucketsService {
   getLifecycle(name: string): Promise<string>;
   setLifecycle(name: string, xml: string): Promise<void>;
   deleteLifecycle(name: string): Promise<void>;
+  /** Stores (or, with null, removes) the bucket's policy and Public Access Block, as given. */
+  setAccessSettings(name: string, settings: BucketAccessSettings): Promise<void>;
 }
 
 export interface ObjectsService {

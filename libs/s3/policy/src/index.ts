@@ -10,3 +10,4 @@ export * from './parse-policy';
 export { principalArnOf } from './principals';
 export * from './public-policy';
 export { wildcardMatch } from './wildcard';
+export * from './stored';
