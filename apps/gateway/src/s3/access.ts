@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { parseCopySource, S3Error } from '@ostore/s3/protocol';
 import type { BucketsService, CannedAcl } from '@ostore/s3/core';
 import { BUCKETS_SERVICE } from './services';
+import { PolicyGate } from './policy-gate';
 import type { AccessRule } from './s3-handler';
 import type { S3Request } from './s3-request';
 
@@ -33,7 +34,10 @@ export function aclAllowsRead(acl: CannedAcl | undefined, authenticated: boolean
  */
 @Injectable()
 export class AccessControl {
-  constructor(@Inject(BUCKETS_SERVICE) private readonly buckets: BucketsService) {}
+  constructor(
+    @Inject(BUCKETS_SERVICE) private readonly buckets: BucketsService,
+    private readonly policies: PolicyGate,
+  ) {}
 
   async authorize(req: S3Request, rule: AccessRule): Promise<void> {
     const user = req.owner;
@@ -45,26 +49,29 @@ export class AccessControl {
     const bucket = await this.buckets.get(req.bucket);
     req.bucketInfo = bucket;
     if (rule === 'bucket-write' && req.header('x-amz-copy-source') !== undefined) req.concealsExistence = await this.mayNotListCopySource(req);
+    if ((bucket.policy || bucket.publicAccessBlock) && (await this.policies.check(req, bucket)) === 'allowed') return;
     if (user && user.id === bucket.owner.id) return;
+    const acl = req.aclsIgnored ? 'private' : bucket.acl;
     switch (rule) {
       case 'bucket-owner':
         throw denied();
       case 'bucket-read':
-        if (aclAllowsRead(bucket.acl, !!user)) return;
+        if (aclAllowsRead(acl, !!user)) return;
         throw denied();
       case 'bucket-write':
-        if (bucket.acl === 'public-read-write') return;
+        if (acl === 'public-read-write') return;
         throw denied();
       case 'object-read':
         // decided by the handler from the object's ACL; whether the key exists stays hidden
-        req.concealsExistence = !aclAllowsRead(bucket.acl, !!user);
+        req.concealsExistence = !aclAllowsRead(acl, !!user);
         return;
     }
   }
 
-  /** For GET/HEAD object: owner of the bucket or object, or an object ACL that grants reading. */
+  /** For GET/HEAD object: the bucket policy, the owner of the bucket or object, or an object ACL that grants reading (unless IgnorePublicAcls). */
   isObjectReadAllowed(req: S3Request, objectOwnerId: string, acl: CannedAcl | undefined): boolean {
-    return this.isCopySourceReadAllowed(req, req.bucketInfo?.owner.id, objectOwnerId, acl);
+    if (req.accessGranted) return true;
+    return this.isCopySourceReadAllowed(req, req.bucketInfo?.owner.id, objectOwnerId, req.aclsIgnored ? 'private' : acl);
   }
 
   /**

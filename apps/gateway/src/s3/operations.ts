@@ -1,3 +1,5 @@
+import { accessOperation } from './access-operations';
+
 /** Facts about a request that decide which S3 operation it is. */
 export interface OperationInput {
   method: string;
@@ -42,6 +44,8 @@ export function resolveOperation(r: OperationInput): string {
     return 'MethodNotAllowed';
   }
   if (r.key === undefined) {
+    const access = accessOperation(r);
+    if (access) return access;
     if (unconfiguredSubresource(r)) return 'GetUnconfiguredBucketSubresource';
     if (method === 'GET' && r.has('logging')) return 'GetBucketLogging';
     if (method === 'GET' && r.has('notification')) return 'GetBucketNotificationConfiguration';

@@ -21,6 +21,10 @@ export class S3Request {
    * answer telling whether a key exists becomes AccessDenied.
    */
   concealsExistence = false;
+  /** Set by the access check when the bucket policy allowed the request: no ACL needs to grant it. */
+  accessGranted = false;
+  /** Set by the access check under Public Access Block IgnorePublicAcls (or RestrictPublicBuckets): ACLs grant nobody. */
+  aclsIgnored = false;
   /** The addressed bucket, once the access check has loaded it. */
   bucketInfo?: Bucket;
 

@@ -1,6 +1,7 @@
 import { DynamicModule, Module, Type } from '@nestjs/common';
 import type { GatewayConfig } from '../config/gateway.config';
 import { AccessControl } from './access';
+import { PolicyGate } from './policy-gate';
 import { Authenticator } from './authenticator';
 import { CorsResponder } from './cors-responder';
 import { S3_HANDLERS, S3Handler } from './s3-handler';
@@ -26,6 +27,7 @@ export class S3Module {
         Authenticator,
         AccessControl,
         CorsResponder,
+        PolicyGate,
         ...handlerClasses,
         { provide: S3_HANDLERS, useFactory: (...handlers: S3Handler[]) => handlers, inject: handlerClasses },
         S3Server,

@@ -18,6 +18,12 @@ export interface BucketRow {
   quotaBytes?: number;
   quotaObjects?: number;
   state: string;
+  /** The bucket policy document (JSON), when one is set. */
+  policy?: string;
+  /** The Public Access Block configuration (stored JSON, see @ostore/s3/policy), when one is set. */
+  publicAccessBlock?: string;
+  /** The Object Ownership setting, when one is set. */
+  objectOwnership?: string;
 }
 
 export type BucketSettings = Partial<{
@@ -26,10 +32,13 @@ export type BucketSettings = Partial<{
   lifecycle: string | null;
   tags: Record<string, string> | null;
   cors: string | null;
+  policy: string | null;
+  publicAccessBlock: string | null;
+  objectOwnership: string | null;
 }>;
 
 const COLUMNS =
-  'name, bucket_id, owner_id, owner_name, created_at, location, versioning, acl, lifecycle, tags, cors, quota_bytes, quota_objects, state';
+  'name, bucket_id, owner_id, owner_name, created_at, location, versioning, acl, lifecycle, tags, cors, quota_bytes, quota_objects, state, policy, public_access_block, object_ownership';
 
 function toRow(r: Record<string, unknown>): BucketRow {
   const tags = r['tags'];
@@ -48,6 +57,9 @@ function toRow(r: Record<string, unknown>): BucketRow {
     quotaBytes: optNum(r['quota_bytes']),
     quotaObjects: optNum(r['quota_objects']),
     state: str(r['state']) || 'active',
+    policy: optStr(r['policy']),
+    publicAccessBlock: optStr(r['public_access_block']),
+    objectOwnership: optStr(r['object_ownership']),
   };
 }
 
@@ -101,6 +113,9 @@ export class BucketsRepository {
       ['lifecycle', 'lifecycle'],
       ['tags', 'tags'],
       ['cors', 'cors'],
+      ['policy', 'policy'],
+      ['public_access_block', 'publicAccessBlock'],
+      ['object_ownership', 'objectOwnership'],
     ] as const) {
       if (settings[key] !== undefined) {
         sets.push(`${col} = ?`);

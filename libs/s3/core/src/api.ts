@@ -48,6 +48,16 @@ export interface Bucket {
   acl: CannedAcl;
   /** The CORS configuration in its stored form (encodeStoredCors of @ostore/s3/protocol); undefined when none. */
   cors?: string;
+  /** The bucket policy document (JSON) as stored, when one is set (parsed by `@ostore/s3/policy`). */
+  policy?: string;
+  /** The Public Access Block configuration as stored (JSON, `@ostore/s3/policy`), when one is set. */
+  publicAccessBlock?: string;
+}
+
+/** Access settings of a bucket; null removes one. */
+export interface BucketAccessSettings {
+  policy?: string | null;
+  publicAccessBlock?: string | null;
 }
 
 /**
@@ -229,6 +239,8 @@ export interface BucketsService {
   setCors(name: string, stored: string): Promise<void>;
   /** Removes the CORS configuration (no error when there is none). */
   deleteCors(name: string): Promise<void>;
+  /** Stores (or, with null, removes) the bucket's policy and Public Access Block, as given. */
+  setAccessSettings(name: string, settings: BucketAccessSettings): Promise<void>;
 }
 
 export interface ObjectsService {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'crypto';
 import type { Clock } from '@ostore/shared/clock';
 import type { BucketRow, Metastore } from '@ostore/metastore/data-access';
-import type { Bucket, BucketsService, CannedAcl, Owner, Versioning } from './api';
+import type { Bucket, BucketAccessSettings, BucketsService, CannedAcl, Owner, Versioning } from './api';
 import type { BucketResolver } from './bucket-resolver';
 import { noSuchBucket, s3err } from './errors';
 import { versionsSource } from './listing/sources';
@@ -21,6 +21,8 @@ export function bucketOf(row: BucketRow): Bucket {
     versioning: row.versioning as Versioning,
     acl: row.acl as CannedAcl,
     ...(row.cors ? { cors: row.cors } : {}),
+    policy: row.policy,
+    publicAccessBlock: row.publicAccessBlock,
   };
 }
 
@@ -181,6 +183,10 @@ export class CassandraBucketsService implements BucketsService {
 
   async deleteCors(name: string): Promise<void> {
     await this.update(await this.fresh(name), { cors: null });
+  }
+
+  async setAccessSettings(name: string, settings: BucketAccessSettings): Promise<void> {
+    await this.update(await this.fresh(name), settings);
   }
 
   private async update(b: BucketRow, settings: Parameters<Metastore['buckets']['update']>[2]): Promise<void> {

@@ -7,6 +7,7 @@ import { inlineBodies } from './005-inline-bodies';
 import { rowSnapshots } from './006-row-snapshots';
 import { folderCleanup } from './007-folder-cleanup';
 import { usageEvents } from './008-usage-events';
+import { bucketAccess } from './011-bucket-access';
 import { bucketCors } from './012-bucket-cors';
 
 /** Every migration, in version order. Append only: a landed migration is never edited. */
@@ -19,5 +20,6 @@ export const migrations: Migration[] = [
   rowSnapshots,
   folderCleanup,
   usageEvents,
+  bucketAccess,
   bucketCors,
 ];

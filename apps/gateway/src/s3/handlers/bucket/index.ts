@@ -9,3 +9,5 @@ export * from './delete-bucket.handler';
 export * from './get-bucket-location.handler';
 export * from './head-bucket.handler';
 export * from './list-buckets.handler';
+export * from './bucket-policy.handler';
+export * from './public-access-block.handler';

@@ -3,6 +3,7 @@ import { parseDeleteObjects, S3Error, toXml } from '@ostore/s3/protocol';
 import { createHash } from 'crypto';
 import type { ObjectsService } from '@ostore/s3/core';
 import { OBJECTS_SERVICE } from '../../services';
+import { PolicyGate } from '../../policy-gate';
 import { toS3Error } from '../../error-response';
 import { readSmallBody, sendXml } from '../../responses';
 import type { S3Handler } from '../../s3-handler';
@@ -14,7 +15,10 @@ export class DeleteObjectsHandler implements S3Handler {
   readonly operation = 'DeleteObjects';
   readonly access = 'bucket-write' as const;
 
-  constructor(@Inject(OBJECTS_SERVICE) private readonly objects: ObjectsService) {}
+  constructor(
+    @Inject(OBJECTS_SERVICE) private readonly objects: ObjectsService,
+    private readonly policies: PolicyGate,
+  ) {}
 
   async handle(req: S3Request): Promise<void> {
     const body = await readSmallBody(req, 2 * 1024 * 1024);
@@ -31,6 +35,7 @@ export class DeleteObjectsHandler implements S3Handler {
     const worker = async () => {
       for (let item = queue.shift(); item; item = queue.shift()) {
         try {
+          if (!(await this.policies.mayDeleteKey(req, item.key, item.versionId))) throw new S3Error('AccessDenied', 'Access Denied');
           const r = await this.objects.delete(req.target, item.key, owner, item.versionId);
           out[item.i] = {
             kind: 'Deleted',

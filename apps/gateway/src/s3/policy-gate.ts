@@ -1,0 +1,109 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { S3Error } from '@ostore/s3/protocol';
+import type { Bucket, ObjectsService } from '@ostore/s3/core';
+import {
+  BucketPolicy,
+  decideAccess,
+  decodePublicAccessBlock,
+  evaluatePolicy,
+  isPolicyPublic,
+  needsExistingObjectTags,
+  OWNER_ONLY_ACTIONS,
+  PublicAccessBlock,
+  resourceArn,
+  storedBucketPolicy,
+} from '@ostore/s3/policy';
+import { Clock } from '@ostore/shared/clock';
+import { requestAction } from './access-operations';
+import { policyContext } from './policy-context';
+import { OBJECTS_SERVICE } from './services';
+import type { S3Request } from './s3-request';
+
+const denied = () => new S3Error('AccessDenied', 'Access Denied');
+const PUBLIC_CANNED = new Set(['public-read', 'public-read-write', 'authenticated-read']);
+const GRANT_HEADERS = ['x-amz-grant-read', 'x-amz-grant-write', 'x-amz-grant-read-acp', 'x-amz-grant-write-acp', 'x-amz-grant-full-control'];
+const ACL_WRITES = new Set(['PutBucketAcl', 'PutObjectAcl', 'PutObject', 'CopyObject', 'CreateMultipartUpload']);
+
+/** Whether a request sets an ACL that grants the public (a public canned ACL, or a grant header naming AllUsers / AuthenticatedUsers). */
+export function setsPublicAcl(req: S3Request): boolean {
+  const canned = req.header('x-amz-acl');
+  if (canned !== undefined && PUBLIC_CANNED.has(canned)) return true;
+  return GRANT_HEADERS.some((h) => /acs\.amazonaws\.com\/groups\/global\/(AllUsers|AuthenticatedUsers)/.test(req.header(h) ?? ''));
+}
+
+/** What the gate decided for a request it did not refuse. */
+export type GateVerdict = 'allowed' | 'acl';
+
+/**
+ * The bucket-policy and Public Access Block step of authorization, run only for buckets that have
+ * either (a bucket without one costs its callers nothing here). Refuses what an explicit deny,
+ * RestrictPublicBuckets or BlockPublicAcls refuse; answers `allowed` when ownership or the policy
+ * allows the request (then no ACL is consulted), else `acl`: the caller's ACL rules decide, with
+ * public ACLs ignored under IgnorePublicAcls (`req.aclsIgnored`).
+ */
+@Injectable()
+export class PolicyGate {
+  constructor(
+    private readonly clock: Clock,
+    @Inject(OBJECTS_SERVICE) private readonly objects: ObjectsService,
+  ) {}
+
+  async check(req: S3Request, bucket: Bucket): Promise<GateVerdict> {
+    const policy = bucket.policy ? storedBucketPolicy(bucket.policy, bucket.name) : undefined;
+    const pab = decodePublicAccessBlock(bucket.publicAccessBlock);
+    const isOwner = req.owner?.id === bucket.owner.id;
+    const act = requestAction(req);
+    if (!act) throw new S3Error('AccessDenied', `Access Denied: ${req.operation} has no S3 action`);
+    const verdict = await this.evaluate(req, bucket, policy, act.action, act.target === 'object' ? req.key : undefined);
+    if (OWNER_ONLY_ACTIONS.has(act.action) && !isOwner) {
+      // AWS: a caller of another account that the policy allows gets 405, anyone else 403
+      if (verdict === 'Allow') throw new S3Error('MethodNotAllowed', 'The specified method is not allowed against this resource.', { extra: { Method: req.method, ResourceType: 'BUCKET' } });
+      throw denied();
+    }
+    if (pab?.blockPublicAcls && ACL_WRITES.has(req.operation) && setsPublicAcl(req)) throw denied();
+    const restrict = !!pab?.restrictPublicBuckets && isPolicyPublic(policy);
+    req.aclsIgnored = !!pab?.ignorePublicAcls || restrict;
+    if (verdict === 'Deny' && !(isOwner && OWNER_ONLY_ACTIONS.has(act.action))) throw denied();
+    if (isOwner) return 'allowed';
+    if (restrict) throw denied();
+    // DeleteObjects names its keys in the body: each is authorized on its own (mayDeleteKey)
+    if (req.operation === 'DeleteObjects' && policy) return 'allowed';
+    if (verdict !== 'Allow') return 'acl';
+    req.accessGranted = true;
+    if (act.target === 'object') req.concealsExistence = !(await this.mayList(req, bucket, policy, pab));
+    return 'allowed';
+  }
+
+  /**
+   * Whether the caller may delete one key of a DeleteObjects request. Without a policy, or for the
+   * owner, the request's own authorization covers every key; otherwise the policy decides per key
+   * (s3:DeleteObject or s3:DeleteObjectVersion on the key's ARN) and, where it is silent, the
+   * bucket's ACL as for DeleteObject.
+   */
+  async mayDeleteKey(req: S3Request, key: string, versionId: string | undefined): Promise<boolean> {
+    const bucket = req.target;
+    if (!bucket.policy || req.owner?.id === bucket.owner.id) return true;
+    const action = versionId !== undefined ? 's3:DeleteObjectVersion' : 's3:DeleteObject';
+    const verdict = await this.evaluate(req, bucket, storedBucketPolicy(bucket.policy, bucket.name), action, key, versionId);
+    return decideAccess({ action, isBucketOwner: false, policy: verdict, aclGrants: bucket.acl === 'public-read-write' && !req.aclsIgnored });
+  }
+
+  private async mayList(req: S3Request, bucket: Bucket, policy: BucketPolicy | undefined, pab: PublicAccessBlock | undefined): Promise<boolean> {
+    if ((await this.evaluate(req, bucket, policy, 's3:ListBucket', undefined)) === 'Allow') return true;
+    return !pab?.ignorePublicAcls && (bucket.acl === 'public-read' || bucket.acl === 'public-read-write' || (bucket.acl === 'authenticated-read' && !!req.owner));
+  }
+
+  private async evaluate(req: S3Request, bucket: Bucket, policy: BucketPolicy | undefined, action: string, key: string | undefined, versionId?: string) {
+    if (!policy) return 'Implicit' as const;
+    let tags: Record<string, string> | undefined;
+    if (key !== undefined && needsExistingObjectTags(policy)) {
+      tags = await this.objects.getTags(bucket, key, versionId ?? (req.query('versionId') || undefined)).then(
+        (r) => r.tags,
+        () => undefined,
+      );
+    }
+    const context = policyContext(req, this.clock.now(), tags);
+    if (versionId !== undefined) context['s3:versionid'] = [versionId];
+    return evaluatePolicy(policy, { userId: req.owner?.id, action, resource: resourceArn(bucket.name, key), context });
+  }
+}

@@ -1,0 +1,13 @@
+export * from './actions';
+export { conditionHolds, parseOperator } from './conditions';
+export type { ParsedOperator } from './conditions';
+export { isKnownConditionKey } from './condition-keys';
+export * from './errors';
+export * from './evaluate';
+export { ipInCidr } from './ip';
+export * from './model';
+export * from './parse-policy';
+export { principalArnOf } from './principals';
+export * from './public-policy';
+export { wildcardMatch } from './wildcard';
+export * from './stored';

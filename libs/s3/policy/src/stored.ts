@@ -1,0 +1,50 @@
+import type { BucketPolicy } from './model';
+import { parseBucketPolicy } from './parse-policy';
+
+const parsed = new Map<string, BucketPolicy>();
+
+/**
+ * The policy a bucket stores (the document PutBucketPolicy accepted), parsed once per process
+ * and document: the access check reads it on every request of a bucket that has one.
+ */
+export function storedBucketPolicy(document: string, bucket: string): BucketPolicy {
+  const cacheKey = `${bucket}\n${document}`;
+  let policy = parsed.get(cacheKey);
+  if (!policy) {
+    policy = parseBucketPolicy(document, bucket);
+    if (parsed.size >= 1000) parsed.clear();
+    parsed.set(cacheKey, policy);
+  }
+  return policy;
+}
+
+/** Whether a policy tests a key whose value needs the object's tags (s3:ExistingObjectTag/<key>). */
+export function needsExistingObjectTags(policy: BucketPolicy): boolean {
+  return policy.statements.some((s) => Object.values(s.condition).some((keys) => Object.keys(keys).some((k) => k.toLowerCase().startsWith('s3:existingobjecttag/'))));
+}
+
+/** A bucket's Public Access Block: the four switches of PutPublicAccessBlock. */
+export interface PublicAccessBlock {
+  blockPublicAcls: boolean;
+  ignorePublicAcls: boolean;
+  blockPublicPolicy: boolean;
+  restrictPublicBuckets: boolean;
+}
+
+/** The stored form of a Public Access Block (JSON with a version), the one format its readers and writers use. */
+export function encodePublicAccessBlock(pab: PublicAccessBlock): string {
+  return JSON.stringify({ v: 1, ...pab });
+}
+
+/** Reads a stored Public Access Block; undefined when none is stored. */
+export function decodePublicAccessBlock(stored: string | undefined): PublicAccessBlock | undefined {
+  if (!stored) return undefined;
+  const j = JSON.parse(stored) as Record<string, unknown>;
+  if (j['v'] !== 1) throw new Error(`unknown stored Public Access Block version ${String(j['v'])}`);
+  return {
+    blockPublicAcls: j['blockPublicAcls'] === true,
+    ignorePublicAcls: j['ignorePublicAcls'] === true,
+    blockPublicPolicy: j['blockPublicPolicy'] === true,
+    restrictPublicBuckets: j['restrictPublicBuckets'] === true,
+  };
+}
