@@ -46,6 +46,9 @@ export interface Bucket {
   location: string;
   versioning: Versioning;
   acl: CannedAcl;
+  /** Quota limits (unset: none); see the README's quota section. */
+  quotaBytes?: number;
+  quotaObjects?: number;
 }
 
 /**
@@ -109,6 +112,8 @@ export interface PutObjectInput {
   key: string;
   owner: Owner;
   body: Readable;
+  /** The body length the client declared, if known: a quota bucket admits it before storing the body. */
+  size?: number;
   meta: ObjectMeta;
   /** Checksums to compute while streaming (in addition to MD5). */
   checksumAlgorithms?: ChecksumAlgorithm[];
@@ -281,6 +286,8 @@ export interface MultipartService {
     uploadId: string;
     partNumber: number;
     body: Readable;
+    /** The declared body length, if known (quota admission before the body is stored). */
+    size?: number;
     checksumAlgorithms?: ChecksumAlgorithm[];
     verify?: BodyVerifier;
   }): Promise<Part>; // NoSuchUpload

@@ -20,6 +20,8 @@ export function bucketOf(row: BucketRow): Bucket {
     location: row.location,
     versioning: row.versioning as Versioning,
     acl: row.acl as CannedAcl,
+    ...(row.quotaBytes === undefined ? {} : { quotaBytes: row.quotaBytes }),
+    ...(row.quotaObjects === undefined ? {} : { quotaObjects: row.quotaObjects }),
   };
 }
 

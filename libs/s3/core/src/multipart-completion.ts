@@ -146,6 +146,7 @@ export class MultipartCompletion {
         partCount: plan.parts.length,
         vid,
       });
+      this.store.recordUsage(bucket, 'store', 0, 1);
     }
     const planned = new Set(plan.parts.map((p) => p.pid));
     await forEachLimited(all, 16, (row) => this.dropPartRow(bucket, row, !planned.has(row.pid)));
