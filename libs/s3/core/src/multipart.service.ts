@@ -145,7 +145,7 @@ export class CassandraMultipartService implements MultipartService {
       await this.store.fitQuota(ticket, stored.size, stored.blocks);
       const facts = { size: stored.size, etag: quotedEtag(digests.md5), checksums: digests.checksums };
       const part = await this.savePart(bucket, upload, input.partNumber, stored.blocks, facts);
-      this.store.recordUsage(bucket, 'store', stored.size, 0, ticket);
+      await this.store.recordUsage(bucket, 'store', stored.size, 0, ticket);
       return part;
     } finally {
       ticket?.release();
@@ -293,7 +293,7 @@ export class CassandraMultipartService implements MultipartService {
     }
     try {
       const part = await this.savePart(bucket, upload, input.partNumber, blocks, { size, etag, checksums }, written);
-      this.store.recordUsage(bucket, 'copy', size, 0, ticket);
+      await this.store.recordUsage(bucket, 'copy', size, 0, ticket);
       return part;
     } finally {
       ticket?.release();

@@ -89,7 +89,7 @@ export class CassandraObjectsService implements ObjectsService {
         meta: input.meta,
         checksums: digests.checksums,
       });
-      this.store.recordUsage(bucket, 'store', stored.size, 1, ticket);
+      await this.store.recordUsage(bucket, 'store', stored.size, 1, ticket);
       return {
         versionId: publicVersionIdOf(row),
         etag: row.etag,
@@ -293,7 +293,7 @@ export class CassandraObjectsService implements ObjectsService {
           checksums: meta.checksums,
           partCount: src.partCount,
         });
-        this.store.recordUsage(dst, 'copy', src.size, 1, ticket);
+        await this.store.recordUsage(dst, 'copy', src.size, 1, ticket);
         return {
           versionId: publicVersionIdOf(row),
           etag: row.etag,

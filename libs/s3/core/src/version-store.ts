@@ -234,7 +234,7 @@ export class VersionStore extends VersionData {
     await this.ms.applyPartitionMutation(this.ms.versions.deleteStatements(loc, isNull, at));
     if (!row || !row.isDeleteMarker) {
       await this.dropManifest(loc.vid);
-      if (row) this.recordUsage(bucket, 'remove', -row.size, row.isGhost ? 0 : -1);
+      if (row) await this.recordUsage(bucket, 'remove', -row.size, row.isGhost ? 0 : -1);
     }
     return row;
   }

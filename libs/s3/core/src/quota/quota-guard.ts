@@ -134,15 +134,16 @@ export class QuotaGuard {
 
   /**
    * Applies a committed change to the ledger of a quota bucket (nothing for other buckets). The
-   * increment counts as in flight for admissions until Cassandra acknowledges it. Never throws.
+   * increment counts as in flight for admissions until Cassandra acknowledges it. The promise
+   * resolves when the write has settled and never rejects (a failure is logged and counted).
    */
-  record(bucket: BucketKey, change: QuotaWant): void {
-    if (!quotaOf(bucket) || (change.bytes === 0 && change.objects === 0)) return;
+  record(bucket: BucketKey, change: QuotaWant): Promise<void> | undefined {
+    if (!quotaOf(bucket) || (change.bytes === 0 && change.objects === 0)) return undefined;
     const id = bucket.bucketId;
     const growth = { bytes: Math.max(0, change.bytes), objects: Math.max(0, change.objects) };
     const state = this.stateOf(id);
     add(state.pending, growth);
-    this.ledger
+    return this.ledger
       .add(id, change.bytes, change.objects)
       .catch((err: unknown) => {
         this.metrics.ledgerWriteFailed();
