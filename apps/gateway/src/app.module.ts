@@ -10,6 +10,7 @@ import { AdminController } from './admin/admin.controller';
 import { AdminTokenGuard } from './admin/admin.controller';
 import { AdminListener } from './admin/admin-listener';
 import { BootstrapUser } from './admin/bootstrap-user';
+import { BucketAdminController } from './admin/bucket-admin.controller';
 import { GatewayConfig } from './config/gateway.config';
 import { S3Module } from './s3/s3.module';
 
@@ -47,7 +48,7 @@ export class AppModule {
         core,
         S3Module.register(config, core),
       ],
-      controllers: [AdminController],
+      controllers: [AdminController, BucketAdminController],
       providers: [AdminTokenGuard, AdminListener, BootstrapUser],
     };
   }

@@ -92,25 +92,28 @@ describe('usage deltas of the gateway app (USAGE_DELTAS=kafka, the default)', ()
         MultipartUpload: { Parts: [{ PartNumber: 1, ETag: e1.ETag }, { PartNumber: 2, ETag: e2.ETag }] },
       }),
     );
-    const stored = await reader.until('the stores', (r) => ofBucket(bucketId)(r).length >= 4);
+    const stored = await reader.until('the stores', (r) => ofBucket(bucketId)(r).length >= 5);
     const small = 'tiny body, stored inline'.length;
-    expect(ofBucket(bucketId)(stored).map((r) => [r.delta.kind, r.delta.bytes])).toEqual([
-      ['store', small],
-      ['copy', small],
-      // multipart bytes count when each part is stored; completing moves them into the object
-      ['store', part1.length],
-      ['store', part2.length],
+    expect(ofBucket(bucketId)(stored).map((r) => [r.delta.kind, r.delta.bytes, r.delta.objects])).toEqual([
+      ['store', small, 1],
+      ['copy', small, 1],
+      // multipart bytes count when each part is stored; completing moves them into the object,
+      // which is one more object (no bytes)
+      ['store', part1.length, 0],
+      ['store', part2.length, 0],
+      ['store', 0, 1],
     ]);
 
     for (const Key of ['small.txt', 'copy.txt', 'mp.bin']) await s3.send(new DeleteObjectCommand({ Bucket, Key }));
 
-    const all = ofBucket(bucketId)(await reader.until('the removes', (r) => ofBucket(bucketId)(r).length >= 7));
-    expect(all.slice(4).map((r) => [r.delta.kind, r.delta.bytes])).toEqual([
-      ['remove', -small],
-      ['remove', -small],
-      ['remove', -(part1.length + part2.length)],
+    const all = ofBucket(bucketId)(await reader.until('the removes', (r) => ofBucket(bucketId)(r).length >= 8));
+    expect(all.slice(5).map((r) => [r.delta.kind, r.delta.bytes, r.delta.objects])).toEqual([
+      ['remove', -small, -1],
+      ['remove', -small, -1],
+      ['remove', -(part1.length + part2.length), -1],
     ]);
     expect(all.reduce((sum, r) => sum + r.delta.bytes, 0)).toBe(0);
+    expect(all.reduce((sum, r) => sum + (r.delta.objects ?? 0), 0)).toBe(0);
     expect(new Set(all.map((r) => r.partition)).size).toBe(1);
     expect(new Set(all.map((r) => r.delta.eventId)).size).toBe(all.length);
     expect(all.every((r) => r.key === bucketId && r.delta.bucket === Bucket)).toBe(true);

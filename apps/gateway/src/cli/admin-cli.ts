@@ -7,12 +7,14 @@
  *   key create <userId> [--access-key-id ID --secret-access-key SECRET]
  *   key list <userId>
  *   key disable <accessKeyId> | key enable <accessKeyId>
+ *   bucket list | usage | quota set | quota clear | quota recount  (see bucket-commands.ts)
  *
  * Environment: OSTORE_ADMIN_URL (default http://127.0.0.1:9100: the gateway's ADMIN_PORT when set), ADMIN_TOKEN.
  * Secrets are printed once, by the command that creates them.
  */
 import { exitOnConfigError } from '@ostore/shared/config';
 import { loadAdminCliConfig } from '../config/admin-cli.config';
+import { BUCKET_USAGE, parseBucketArgs } from './bucket-commands';
 
 export const USAGE = `usage:
   user create <id> [--display-name NAME] [--access-key-id ID --secret-access-key SECRET]
@@ -22,16 +24,21 @@ export const USAGE = `usage:
   key create <userId> [--access-key-id ID --secret-access-key SECRET]
   key list <userId>
   key disable <accessKeyId>
-  key enable <accessKeyId>`;
+  key enable <accessKeyId>
+${BUCKET_USAGE}`;
 
 export interface CliRequest {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   path: string;
-  body?: Record<string, string>;
+  body?: Record<string, unknown>;
+  /** How to print the JSON answer (default: indented JSON). */
+  render?: (answer: unknown) => string;
 }
 
 /** Turns arguments into one admin API call, or throws with a precise message. */
-export function parseAdminArgs(argv: string[]): CliRequest {
+export function parseAdminArgs(argv: string[]): CliRequest | { help: string } {
+  if (argv[0] === 'bucket') return parseBucketArgs(argv.slice(1));
+  if (argv.includes('--help') || argv.includes('-h') || argv[0] === 'help') return { help: USAGE };
   const positional: string[] = [];
   const flags: Record<string, string> = {};
   for (let i = 0; i < argv.length; i++) {
@@ -85,7 +92,12 @@ export function unreachable(url: string, error: unknown): string {
 async function main(): Promise<void> {
   let request: CliRequest;
   try {
-    request = parseAdminArgs(process.argv.slice(2));
+    const parsed = parseAdminArgs(process.argv.slice(2));
+    if ('help' in parsed) {
+      process.stdout.write(`${parsed.help}\n`);
+      return;
+    }
+    request = parsed;
   } catch (e) {
     process.stderr.write(`admin: ${(e as Error).message}\n${USAGE}\n`);
     process.exit(2);
@@ -118,7 +130,8 @@ async function main(): Promise<void> {
     process.stderr.write(`admin: ${res.status} ${message}\n`);
     process.exit(1);
   }
-  process.stdout.write(text ? `${JSON.stringify(JSON.parse(text), null, 2)}\n` : 'ok\n');
+  const render = request.render ?? ((answer: unknown) => JSON.stringify(answer, null, 2));
+  process.stdout.write(text ? `${render(JSON.parse(text))}\n` : 'ok\n');
 }
 
 if (require.main === module) {

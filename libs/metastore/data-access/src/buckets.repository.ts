@@ -130,6 +130,20 @@ export class BucketsRepository {
     return rs.wasApplied();
   }
 
+  /**
+   * Writes both quota limits of the bucket (null or undefined: no such limit), if it still has this
+   * id; false when the bucket is gone or was re-created.
+   */
+  async setQuota(name: string, bucketId: string, limits: { maxBytes?: number | null; maxObjects?: number | null }): Promise<boolean> {
+    const rs = await this.client.execute(`UPDATE buckets SET quota_bytes = ?, quota_objects = ? WHERE name = ? IF bucket_id = ?`, [
+      limits.maxBytes ?? null,
+      limits.maxObjects ?? null,
+      name,
+      bucketId,
+    ]);
+    return rs.wasApplied();
+  }
+
   /** Deletes the bucket row if it still has this id. */
   async deleteIf(name: string, bucketId: string): Promise<boolean> {
     const rs = await this.client.execute(`DELETE FROM buckets WHERE name = ? IF bucket_id = ?`, [name, bucketId]);

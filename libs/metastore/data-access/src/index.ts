@@ -14,3 +14,4 @@ export * from './version-ids';
 export * from './folder-filter.entity';
 export * from './folder-filter.repository';
 export * from './folder-cleanup.repository';
+export * from './quota-ledger.repository';

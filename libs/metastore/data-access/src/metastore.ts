@@ -2,6 +2,7 @@ import { CassandraClient } from '@ostore/shared/cassandra';
 import { BucketsRepository } from './buckets.repository';
 import { FoldersRepository } from './folders.repository';
 import { ObjectsRepository } from './objects.repository';
+import { QuotaLedgerRepository } from './quota-ledger.repository';
 import { applyPartitionMutation, Statement } from './statement';
 import { UploadsRepository } from './uploads.repository';
 import { UsersRepository } from './users.repository';
@@ -17,6 +18,7 @@ export class Metastore {
   readonly versionFolders: FoldersRepository;
   readonly uploadFolders: FoldersRepository;
   readonly uploads: UploadsRepository;
+  readonly quotaLedger: QuotaLedgerRepository;
 
   constructor(readonly client: CassandraClient) {
     this.buckets = new BucketsRepository(client);
@@ -27,6 +29,7 @@ export class Metastore {
     this.versionFolders = new FoldersRepository(client, 'version_folders');
     this.uploadFolders = new FoldersRepository(client, 'upload_folders');
     this.uploads = new UploadsRepository(client);
+    this.quotaLedger = new QuotaLedgerRepository(client);
   }
 
   /** Applies statements that all write the same (bucket_id, parent) partition as one mutation. */

@@ -52,6 +52,9 @@ export interface Bucket {
   policy?: string;
   /** The Public Access Block configuration as stored (JSON, `@ostore/s3/policy`), when one is set. */
   publicAccessBlock?: string;
+  /** Quota limits (unset: none); see the README's quota section. */
+  quotaBytes?: number;
+  quotaObjects?: number;
 }
 
 /** Access settings of a bucket; null removes one. */
@@ -121,6 +124,8 @@ export interface PutObjectInput {
   key: string;
   owner: Owner;
   body: Readable;
+  /** The body length the client declared, if known: a quota bucket admits it before storing the body. */
+  size?: number;
   meta: ObjectMeta;
   /** Checksums to compute while streaming (in addition to MD5). */
   checksumAlgorithms?: ChecksumAlgorithm[];
@@ -299,6 +304,8 @@ export interface MultipartService {
     uploadId: string;
     partNumber: number;
     body: Readable;
+    /** The declared body length, if known (quota admission before the body is stored). */
+    size?: number;
     checksumAlgorithms?: ChecksumAlgorithm[];
     verify?: BodyVerifier;
   }): Promise<Part>; // NoSuchUpload

@@ -23,6 +23,8 @@ export function bucketOf(row: BucketRow): Bucket {
     ...(row.cors ? { cors: row.cors } : {}),
     policy: row.policy,
     publicAccessBlock: row.publicAccessBlock,
+    ...(row.quotaBytes === undefined ? {} : { quotaBytes: row.quotaBytes }),
+    ...(row.quotaObjects === undefined ? {} : { quotaObjects: row.quotaObjects }),
   };
 }
 

@@ -146,6 +146,7 @@ export class MultipartCompletion {
         partCount: plan.parts.length,
         vid,
       });
+      await this.store.recordUsage(bucket, 'store', 0, 1);
     }
     const planned = new Set(plan.parts.map((p) => p.pid));
     await forEachLimited(all, 16, (row) => this.dropPartRow(bucket, row, !planned.has(row.pid)));
@@ -188,7 +189,7 @@ export class MultipartCompletion {
   async dropPartRow(bucket: BucketKey, row: PartRow, countUsage: boolean): Promise<void> {
     await this.store.releaseRefs(row.blocks, partRef(row.uploadId, row.partNumber, row.pid));
     await this.ms.uploads.deletePartRow(row.uploadId, row.partNumber, row.pid);
-    if (countUsage) this.store.recordUsage(bucket, 'remove', -row.size);
+    if (countUsage) await this.store.recordUsage(bucket, 'remove', -row.size);
   }
 
   private async versionVisible(bucket: BucketKey, key: string, vid: string): Promise<boolean> {

@@ -129,6 +129,7 @@ export class CassandraMultipartService implements MultipartService {
     uploadId: string;
     partNumber: number;
     body: Readable;
+    size?: number;
     checksumAlgorithms?: ChecksumAlgorithm[];
     verify?: BodyVerifier;
   }): Promise<Part> {
@@ -138,14 +139,17 @@ export class CassandraMultipartService implements MultipartService {
     if (upload.completingVid) throw noSuchUpload(input.uploadId);
     const algorithms = [...(input.checksumAlgorithms ?? [])];
     if (upload.checksumAlgorithm) algorithms.push(upload.checksumAlgorithm as ChecksumAlgorithm);
-    const { stored, digests } = await this.store.storeBody(input.body, algorithms, input.verify);
-    const part = await this.savePart(bucket, upload, input.partNumber, stored.blocks, {
-      size: stored.size,
-      etag: quotedEtag(digests.md5),
-      checksums: digests.checksums,
-    });
-    this.store.recordUsage(bucket, 'store', stored.size);
-    return part;
+    const ticket = await this.store.admitQuota(bucket, { bytes: input.size ?? 0, objects: 0 });
+    try {
+      const { stored, digests } = await this.store.storeBody(input.body, algorithms, input.verify);
+      await this.store.fitQuota(ticket, stored.size, stored.blocks);
+      const facts = { size: stored.size, etag: quotedEtag(digests.md5), checksums: digests.checksums };
+      const part = await this.savePart(bucket, upload, input.partNumber, stored.blocks, facts);
+      await this.store.recordUsage(bucket, 'store', stored.size, 0, ticket);
+      return part;
+    } finally {
+      ticket?.release();
+    }
   }
 
   /** References the blocks for the part, records the part row, then retires older rows of its number. */
@@ -219,9 +223,7 @@ export class CassandraMultipartService implements MultipartService {
     const srcBucket = input.source.bucket === bucket.name ? bucket : await this.buckets.resolve(input.source.bucket);
     for (let attempt = 0; ; attempt++) {
       try {
-        const part = await this.copyPartOnce(bucket, srcBucket, upload, input);
-        this.store.recordUsage(bucket, 'copy', part.size);
-        return part;
+        return await this.copyPartOnce(bucket, srcBucket, upload, input);
       } catch (e) {
         if (e instanceof BlockUnavailableError && attempt < 2) continue;
         if (e instanceof BlockUnavailableError) throw noSuchKey(input.source.key);
@@ -272,6 +274,7 @@ export class CassandraMultipartService implements MultipartService {
       etag = quotedEtag(d.md5);
       checksums = d.checksums;
     }
+    const ticket = await this.store.admitQuota(bucket, { bytes: size, objects: 0 });
     const blocks: BlockEntry[] = [];
     const written: BlockEntry[] = [];
     try {
@@ -284,10 +287,17 @@ export class CassandraMultipartService implements MultipartService {
         }
       }
     } catch (e) {
+      ticket?.release();
       await this.store.discardBlocks(written);
       throw e;
     }
-    return this.savePart(bucket, upload, input.partNumber, blocks, { size, etag, checksums }, written);
+    try {
+      const part = await this.savePart(bucket, upload, input.partNumber, blocks, { size, etag, checksums }, written);
+      await this.store.recordUsage(bucket, 'copy', size, 0, ticket);
+      return part;
+    } finally {
+      ticket?.release();
+    }
   }
 
   async complete(input: CompleteUploadInput): Promise<PutObjectResult & { location?: string }> {
@@ -295,7 +305,13 @@ export class CassandraMultipartService implements MultipartService {
     if (input.ifNoneMatch !== undefined && input.ifNoneMatch.trim() !== '*')
       throw s3err('NotImplemented', 'If-None-Match on CompleteMultipartUpload only supports *');
     const upload = await this.resolveUpload(bucket, input.key, input.uploadId, true);
-    return this.completion.complete(bucket, upload, input);
+    // the object it creates counts against an object quota (its parts' bytes are counted already)
+    const ticket = upload.completingVid ? undefined : await this.store.admitQuota(bucket, { bytes: 0, objects: 1 });
+    try {
+      return await this.completion.complete(bucket, upload, input);
+    } finally {
+      ticket?.release();
+    }
   }
 
   async abort(ref: BucketRef, key: string, uploadId: string): Promise<void> {

@@ -60,10 +60,20 @@ export class CassandraObjectsService implements ObjectsService {
     validateObjectTags(input.meta.tags);
     if (input.ifNoneMatch !== undefined && input.ifNoneMatch.trim() !== '*')
       throw s3err('NotImplemented', 'If-None-Match on PUT only supports *');
-    const { stored, digests, inline } = await this.store.receiveBody(input.body, input.checksumAlgorithms, input.verify);
+    // a quota bucket admits the declared size before the body is stored (QuotaExceeded)
+    const ticket = await this.store.admitQuota(bucket, { bytes: input.size ?? 0, objects: 1 });
+    let received: Awaited<ReturnType<VersionStore['receiveBody']>>;
+    try {
+      received = await this.store.receiveBody(input.body, input.checksumAlgorithms, input.verify);
+    } catch (e) {
+      ticket?.release();
+      throw e;
+    }
+    const { stored, digests, inline } = received;
     const conditional = input.ifNoneMatch !== undefined || input.ifMatch !== undefined;
     let claim: { token: string } | undefined;
     try {
+      await this.store.fitQuota(ticket, stored.size, []);
       if (conditional) claim = await this.store.claimConditional(bucket, input.key, input.ifNoneMatch, input.ifMatch);
       const row = await this.store.commit({
         bucket,
@@ -79,7 +89,7 @@ export class CassandraObjectsService implements ObjectsService {
         meta: input.meta,
         checksums: digests.checksums,
       });
-      this.store.recordUsage(bucket, 'store', stored.size);
+      await this.store.recordUsage(bucket, 'store', stored.size, 1, ticket);
       return {
         versionId: publicVersionIdOf(row),
         etag: row.etag,
@@ -91,6 +101,7 @@ export class CassandraObjectsService implements ObjectsService {
       await this.store.discardBlocks(stored.blocks);
       throw e;
     } finally {
+      ticket?.release();
       if (claim) await this.store.releaseClaim(bucket, input.key, claim);
     }
   }
@@ -265,6 +276,7 @@ export class CassandraObjectsService implements ObjectsService {
         acl: input.meta.acl ?? 'private',
       };
       validateObjectTags(newMeta.tags);
+      const ticket = await this.store.admitQuota(dst, { bytes: src.size, objects: 1 });
       try {
         const row = await this.store.commit({
           bucket: dst,
@@ -281,7 +293,7 @@ export class CassandraObjectsService implements ObjectsService {
           checksums: meta.checksums,
           partCount: src.partCount,
         });
-        this.store.recordUsage(dst, 'copy', src.size);
+        await this.store.recordUsage(dst, 'copy', src.size, 1, ticket);
         return {
           versionId: publicVersionIdOf(row),
           etag: row.etag,
@@ -295,6 +307,8 @@ export class CassandraObjectsService implements ObjectsService {
         if (e instanceof BlockUnavailableError && attempt < 2) continue;
         if (e instanceof BlockUnavailableError) throw noSuchKey(input.source.key);
         throw e;
+      } finally {
+        ticket?.release();
       }
     }
   }

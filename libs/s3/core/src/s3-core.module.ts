@@ -1,11 +1,12 @@
 import { DynamicModule, InjectionToken, Module, ModuleMetadata, Provider } from '@nestjs/common';
 import { CassandraClient } from '@ostore/shared/cassandra';
 import { Clock } from '@ostore/shared/clock';
-import { JsonLogger } from '@ostore/shared/observability';
+import { JsonLogger, MetricsRegistry } from '@ostore/shared/observability';
 import { Metastore } from '@ostore/metastore/data-access';
 import { BLOCK_MANAGER, BlockManager } from '@ostore/storage/blocks';
 import { BUCKETS_SERVICE, MULTIPART_SERVICE, OBJECTS_SERVICE, USERS_SERVICE } from './api';
 import { createS3Core, S3Core } from './s3-core';
+import { QuotaMetrics } from './quota/quota-metrics';
 import { S3CoreSettings } from './s3-core.options';
 import { NoopUsageRecorder, USAGE_RECORDER, UsageRecorder } from './usage';
 
@@ -44,9 +45,9 @@ export class S3CoreModule {
       { provide: Metastore, useFactory: (c: CassandraClient) => new Metastore(c), inject: [CassandraClient] },
       {
         provide: S3Core,
-        useFactory: (ms: Metastore, blocks: BlockManager, clock: Clock, logger: JsonLogger, usage: UsageRecorder) =>
-          createS3Core({ metastore: ms, blocks, clock, logger, usage, settings: options.settings }),
-        inject: [Metastore, options.blockManager ?? BLOCK_MANAGER, Clock, JsonLogger, USAGE_RECORDER],
+        useFactory: (ms: Metastore, blocks: BlockManager, clock: Clock, logger: JsonLogger, usage: UsageRecorder, registry?: MetricsRegistry) =>
+          createS3Core({ metastore: ms, blocks, clock, logger, usage, settings: options.settings, quotaMetrics: registry && new QuotaMetrics(registry) }),
+        inject: [Metastore, options.blockManager ?? BLOCK_MANAGER, Clock, JsonLogger, USAGE_RECORDER, { token: MetricsRegistry, optional: true }],
       },
       { provide: BUCKETS_SERVICE, useFactory: (core: S3Core) => core.buckets, inject: [S3Core] },
       { provide: OBJECTS_SERVICE, useFactory: (core: S3Core) => core.objects, inject: [S3Core] },

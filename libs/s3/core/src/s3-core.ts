@@ -7,6 +7,9 @@ import { CassandraBucketsService } from './buckets.service';
 import { CassandraMultipartService } from './multipart.service';
 import { CassandraObjectsService } from './objects.service';
 import { defaultS3CoreSettings, S3CoreSettings } from './s3-core.options';
+import { BucketQuotasService } from './quota/bucket-quotas.service';
+import { QuotaGuard } from './quota/quota-guard';
+import type { QuotaMetricsSink } from './quota/quota-metrics';
 import { NoopUsageRecorder, UsageRecorder } from './usage';
 import { CassandraUsersService } from './users.service';
 import { VersionClock } from './version-ids';
@@ -26,6 +29,8 @@ export class S3Core {
     readonly store: VersionStore,
     readonly metastore: Metastore,
     readonly blocks: BlockManager,
+    /** Bucket listing, usage and quota limits for the admin API. */
+    readonly quotas: BucketQuotasService,
   ) {}
 }
 
@@ -35,6 +40,8 @@ export interface S3CoreDeps {
   clock: Clock;
   logger?: JsonLogger;
   usage?: UsageRecorder;
+  /** Where the quota guard reports (default: nowhere). */
+  quotaMetrics?: QuotaMetricsSink;
   settings?: Partial<S3CoreSettings>;
 }
 
@@ -50,6 +57,7 @@ export function createS3Core(deps: S3CoreDeps): S3Core {
     settings,
     deps.usage ?? new NoopUsageRecorder(),
     logger.forContext(VersionStore.name),
+    new QuotaGuard(deps.metastore.quotaLedger, logger.forContext(QuotaGuard.name), deps.quotaMetrics),
   );
   const resolver = new BucketResolver(deps.metastore, settings.bucketCacheTtlMs);
   const multipart = new CassandraMultipartService(resolver, store, deps.metastore, logger.forContext(CassandraMultipartService.name));
@@ -61,5 +69,6 @@ export function createS3Core(deps: S3CoreDeps): S3Core {
     store,
     deps.metastore,
     deps.blocks,
+    new BucketQuotasService(deps.metastore, resolver, deps.clock, settings.bucketCacheTtlMs, deps.quotaMetrics),
   );
 }

@@ -5,6 +5,11 @@ export interface UsageEvent {
   kind: 'store' | 'remove' | 'copy';
   /** Positive for store and copy, negative for remove. */
   bytes: number;
+  /**
+   * Objects added (+1: a version holding data committed) or removed (−1); 0 for multipart parts,
+   * which are bytes but not objects (see the README's quota section for what counts).
+   */
+  objects: number;
 }
 
 /**

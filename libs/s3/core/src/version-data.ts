@@ -8,15 +8,19 @@ import { objectsSource, versionsSource } from './listing/sources';
 import type { RowFilter, TreeSource } from './listing/tree-walker';
 import { versionKeyFilter } from './listing/version-filter';
 import type { S3CoreSettings } from './s3-core.options';
+import type { QuotaGuard, QuotaTicket, QuotaWant } from './quota/quota-guard';
 import type { UsageRecorder } from './usage';
 import { uuidBytes, vtsOfVid } from './version-ids';
 import { blockRefs, versionRef } from './version-mapping';
 
-/** What the version store needs of a bucket: its id, its name (logs, usage) and its versioning. */
+/** What the version store needs of a bucket: its id, its name (logs, usage), its versioning and quota. */
 export interface BucketKey {
   bucketId: string;
   name: string;
   versioning: string;
+  /** The bucket's quota limits (bucket row `quota_bytes`, `quota_objects`); unset: no limit. */
+  quotaBytes?: number;
+  quotaObjects?: number;
 }
 
 /**
@@ -30,6 +34,8 @@ export abstract class VersionData {
     protected readonly blocks: BlockManager,
     protected readonly settings: S3CoreSettings,
     private readonly usage: UsageRecorder,
+    /** Quota admission and the live ledger (see QuotaGuard). */
+    readonly quota: QuotaGuard,
   ) {}
 
   /** The current time in microseconds (write timestamps). */
@@ -148,8 +154,35 @@ export abstract class VersionData {
     await this.ms.versions.deleteManifest(vid);
   }
 
-  /** Reports a change of the bucket's stored bytes (nothing for 0). */
-  recordUsage(bucket: BucketKey, kind: 'store' | 'remove' | 'copy', bytes: number): void {
-    if (bytes !== 0) this.usage.record({ bucketId: bucket.bucketId, bucket: bucket.name, kind, bytes });
+  /**
+   * Reports a committed change of the bucket's bytes and objects (nothing for 0, 0): to the usage
+   * recorder (stats) and, for a quota bucket, to its live ledger. Gives up `ticket` at once (the
+   * ledger update in flight now stands for its reservation) and resolves once the ledger has the
+   * change (or failed to take it: see QuotaGuard.record), so that the response follows the ledger.
+   */
+  async recordUsage(bucket: BucketKey, kind: 'store' | 'remove' | 'copy', bytes: number, objects = 0, ticket?: QuotaTicket): Promise<void> {
+    let landed: Promise<void> | undefined;
+    if (bytes !== 0 || objects !== 0) {
+      this.usage.record({ bucketId: bucket.bucketId, bucket: bucket.name, kind, bytes, objects });
+      landed = this.quota.record(bucket, { bytes, objects });
+    }
+    ticket?.release();
+    await landed;
+  }
+
+  /** Admits a write into a quota bucket before its body is stored (QuotaExceeded); undefined without a quota. */
+  admitQuota(bucket: BucketKey, want: QuotaWant): Promise<QuotaTicket | undefined> {
+    return this.quota.admit(bucket, want);
+  }
+
+  /** After the body is stored: its real size must still fit (else its blocks are discarded and QuotaExceeded thrown). */
+  async fitQuota(ticket: QuotaTicket | undefined, bytes: number, blocks: BlockRef[]): Promise<void> {
+    if (!ticket) return;
+    try {
+      await this.quota.fit(ticket, bytes);
+    } catch (e) {
+      await this.discardBlocks(blocks);
+      throw e;
+    }
   }
 }

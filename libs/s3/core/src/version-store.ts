@@ -17,6 +17,7 @@ import { invalidVersionId, noSuchKey, s3err } from './errors';
 import { FolderCache } from './folder-cache';
 import { folderRowsOf, splitKey } from './keys';
 import type { S3CoreSettings } from './s3-core.options';
+import type { QuotaGuard } from './quota/quota-guard';
 import type { UsageRecorder } from './usage';
 import { decodeId, makeVid, NULL_VERSION_ID, uuidBytes, uuidString, VersionClock, vtsOfVid } from './version-ids';
 import { BucketKey, VersionData } from './version-data';
@@ -97,8 +98,9 @@ export class VersionStore extends VersionData {
     settings: S3CoreSettings,
     usage: UsageRecorder,
     private readonly log: ContextLogger,
+    quota: QuotaGuard,
   ) {
-    super(ms, blocks, settings, usage);
+    super(ms, blocks, settings, usage, quota);
     this.folderCache = new FolderCache(clock, settings.folderCacheTtlMs);
   }
 
@@ -232,7 +234,7 @@ export class VersionStore extends VersionData {
     await this.ms.applyPartitionMutation(this.ms.versions.deleteStatements(loc, isNull, at));
     if (!row || !row.isDeleteMarker) {
       await this.dropManifest(loc.vid);
-      if (row) this.recordUsage(bucket, 'remove', -row.size);
+      if (row) await this.recordUsage(bucket, 'remove', -row.size, row.isGhost ? 0 : -1);
     }
     return row;
   }

@@ -87,6 +87,7 @@ export const S3_ERRORS = {
     'A conflicting conditional operation is currently in progress against this resource. Please try again.',
   ],
   PreconditionFailed: [412, 'At least one of the pre-conditions you specified did not hold'],
+  QuotaExceeded: [403, 'The bucket quota would be exceeded by this request.'],
   RequestTimeTooSkewed: [403, 'The difference between the request time and the current time is too large.'],
   RequestTimeout: [
     400,

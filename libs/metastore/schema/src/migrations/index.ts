@@ -7,6 +7,7 @@ import { inlineBodies } from './005-inline-bodies';
 import { rowSnapshots } from './006-row-snapshots';
 import { folderCleanup } from './007-folder-cleanup';
 import { usageEvents } from './008-usage-events';
+import { quotaLedger } from './009-quota-ledger';
 import { bucketAccess } from './011-bucket-access';
 import { bucketCors } from './012-bucket-cors';
 
@@ -20,6 +21,7 @@ export const migrations: Migration[] = [
   rowSnapshots,
   folderCleanup,
   usageEvents,
+  quotaLedger,
   bucketAccess,
   bucketCors,
 ];

@@ -30,6 +30,7 @@ export class UploadPartHandler implements S3Handler {
       uploadId: req.query('uploadId')!,
       partNumber,
       body: req.body,
+      size,
       checksumAlgorithms: checksums.algorithms,
       verify: bodyVerifier(req, size, contentMd5Of(req), checksums),
     });

@@ -27,6 +27,7 @@ export class PutObjectHandler implements S3Handler {
       key: req.key!,
       owner: req.owner ?? req.bucketInfo!.owner,
       body: req.body,
+      size,
       meta,
       checksumAlgorithms: checksums.algorithms,
       verify: bodyVerifier(req, size, md5, checksums),

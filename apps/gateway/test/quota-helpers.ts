@@ -1,0 +1,103 @@
+import { ListObjectVersionsCommand, ListPartsCommand, PutObjectCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
+import type { GatewayUnderTest } from '@ostore/testing';
+
+export const MiB = 2 ** 20;
+
+/** What a bucket's quota view says (GET /admin/buckets/:name/usage). */
+export interface UsageAnswer {
+  bucket: string;
+  bytes: number;
+  objects: number;
+  source: 'ledger' | 'recount';
+  asOf: string;
+  quota?: { maxBytes?: number; maxObjects?: number };
+  utilisation?: { bytes?: number; objects?: number };
+  drift?: { bytes: number; objects: number };
+}
+
+/** One admin API call of a gateway; fails the test on a non-2xx answer. */
+export async function admin<T>(gw: GatewayUnderTest, method: string, path: string, body?: unknown): Promise<T> {
+  const res = await fetch(`${gw.managementUrl}${path}`, {
+    method,
+    headers: { Authorization: `Bearer ${gw.adminToken}`, 'Content-Type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text}`);
+  return JSON.parse(text) as T;
+}
+
+/** Sets a bucket's quota through the admin API (waits out the gateways' bucket cache, then recounts). */
+export const setQuota = (gw: GatewayUnderTest, bucket: string, limits: { maxBytes?: number | null; maxObjects?: number | null }) =>
+  admin<UsageAnswer>(gw, 'PUT', `/admin/buckets/${bucket}/quota`, limits);
+
+export const usageOf = (gw: GatewayUnderTest, bucket: string) => admin<UsageAnswer>(gw, 'GET', `/admin/buckets/${bucket}/usage`);
+
+/** An exact count, through S3 listings, of what the bucket holds: every version, plus the parts of the given uploads. */
+export async function heldBytes(s3: S3Client, Bucket: string, uploads: { Key: string; UploadId: string }[] = []): Promise<{ bytes: number; objects: number }> {
+  let bytes = 0;
+  let objects = 0;
+  let KeyMarker: string | undefined;
+  let VersionIdMarker: string | undefined;
+  for (;;) {
+    const page = await s3.send(new ListObjectVersionsCommand({ Bucket, KeyMarker, VersionIdMarker }));
+    for (const v of page.Versions ?? []) {
+      bytes += v.Size ?? 0;
+      objects++;
+    }
+    if (!page.IsTruncated) break;
+    KeyMarker = page.NextKeyMarker;
+    VersionIdMarker = page.NextVersionIdMarker;
+  }
+  for (const u of uploads) {
+    const parts = await s3.send(new ListPartsCommand({ Bucket, ...u }));
+    for (const p of parts.Parts ?? []) bytes += p.Size ?? 0;
+  }
+  return { bytes, objects };
+}
+
+/** The sum of the samples of metric `name` whose labels include `labels`, from a gateway's /metrics. */
+export async function metricWith(gw: GatewayUnderTest, name: string, labels: Record<string, string>): Promise<number> {
+  const text = await (await fetch(`${gw.managementUrl}/metrics`)).text();
+  const wanted = Object.entries(labels).map(([k, v]) => `${k}="${v}"`);
+  return text
+    .split('\n')
+    .filter((l) => l.startsWith(`${name}{`) && wanted.every((w) => l.includes(w)))
+    .reduce((sum, l) => sum + Number(l.split(' ').pop()), 0);
+}
+
+/** Resolves with 'ok', or with the S3 error code the request failed with. */
+export async function outcome(p: Promise<unknown>): Promise<string> {
+  try {
+    await p;
+    return 'ok';
+  } catch (e) {
+    if (e instanceof S3ServiceException) return `${e.$metadata.httpStatusCode} ${e.name}`;
+    throw e;
+  }
+}
+
+/**
+ * `uploaders` concurrent clients, each PUTting `attempts` new objects of sizes from `sizes` (round
+ * robin over the clients given), until done. Returns the sizes accepted and how each attempt ended.
+ */
+export async function uploadConcurrently(
+  clients: S3Client[],
+  Bucket: string,
+  options: { uploaders: number; attempts: number; sizes: number[]; prefix: string },
+): Promise<{ accepted: number[]; outcomes: Map<string, number> }> {
+  const accepted: number[] = [];
+  const outcomes = new Map<string, number>();
+  await Promise.all(
+    Array.from({ length: options.uploaders }, async (_, u) => {
+      const s3 = clients[u % clients.length];
+      for (let i = 0; i < options.attempts; i++) {
+        const size = options.sizes[(u + i) % options.sizes.length];
+        const result = await outcome(s3.send(new PutObjectCommand({ Bucket, Key: `${options.prefix}/u${u}/o${i}`, Body: Buffer.alloc(size, u) })));
+        outcomes.set(result, (outcomes.get(result) ?? 0) + 1);
+        if (result === 'ok') accepted.push(size);
+      }
+    }),
+  );
+  return { accepted, outcomes };
+}
