@@ -7,6 +7,7 @@ import { inlineBodies } from './005-inline-bodies';
 import { rowSnapshots } from './006-row-snapshots';
 import { folderCleanup } from './007-folder-cleanup';
 import { usageEvents } from './008-usage-events';
+import { scanSnapshots } from './010-scan-snapshots';
 
 /** Every migration, in version order. Append only: a landed migration is never edited. */
 export const migrations: Migration[] = [
@@ -18,4 +19,5 @@ export const migrations: Migration[] = [
   rowSnapshots,
   folderCleanup,
   usageEvents,
+  scanSnapshots,
 ];
