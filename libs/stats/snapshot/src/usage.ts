@@ -24,7 +24,12 @@ export interface SnapshotUsage {
  * Current usage = snapshot at its cut + every delta at or after the cut (the cut is on the
  * aggregate grid, so the deltas are whole 5-minute aggregates: a bounded read).
  */
-export function usageFrom(bucketId: string, snapshot: BucketSnapshot | undefined, after: DeltaSums, asOf: Date): SnapshotUsage {
+export function usageFrom(
+  bucketId: string,
+  snapshot: Pick<BucketSnapshot, 'bytes' | 'objects' | 'cut'> | undefined,
+  after: DeltaSums,
+  asOf: Date,
+): SnapshotUsage {
   return {
     bucketId,
     bytes: (snapshot?.bytes ?? 0) + after.bytes,
