@@ -18,12 +18,14 @@ import tseslint from 'typescript-eslint';
  *   storage -> storage, metastore, shared; queue -> queue, metastore, shared;
  *   folders -> folders, metastore, storage, queue, shared;
  *   lifecycle, s3 -> lifecycle, s3, metastore, storage, queue, shared;
- *   runtime (libs/shared/runtime: app boot, base config, migrate CLI) -> runtime, metastore, queue, shared.
+ *   runtime (libs/shared/runtime: app boot, base config, migrate CLI) -> runtime, metastore, queue, shared;
+ *   snapshot (libs/stats/snapshot*: the scan snapshots, written by the scanner, read by stats and the
+ *   gateway's admin API) -> snapshot, metastore, shared.
  * An app's scope (gateway, scanner, scheduler, stats) also tags the libs that only that app uses
  * (lifecycle-scan is the scanner's), and no other app or lib may import them:
  *   gateway -> gateway, shared, metastore, storage, queue, lifecycle, s3, runtime;
  *   scanner, scheduler -> their own, the same lib scopes and folders;
- *   stats -> stats, shared, metastore, queue, runtime.
+ *   stats -> stats, snapshot, shared, metastore, queue, runtime (gateway, scanner, scheduler also snapshot).
  *   system (e2e) -> any lib scope; bench -> any lib scope, scanner and stats (it times the local scan
  *   and the usage-event store).
  */
@@ -43,13 +45,13 @@ const ioModules = [
   'node:child_process',
 ];
 
-const libScopes = ['shared', 'tools', 'metastore', 'storage', 'queue', 'folders', 'lifecycle', 's3', 'runtime'];
+const libScopes = ['shared', 'tools', 'metastore', 'storage', 'queue', 'folders', 'lifecycle', 's3', 'runtime', 'snapshot'];
 /** `scope:<source>` may only import projects of `scope:<one of targets>`. */
 const scopeRule = (source, targets) => ({
   sourceTag: `scope:${source}`,
   onlyDependOnLibsWithTags: targets.map((t) => `scope:${t}`),
 });
-const appLibScopes = ['shared', 'tools', 'metastore', 'storage', 'queue', 'lifecycle', 's3', 'runtime'];
+const appLibScopes = ['shared', 'tools', 'metastore', 'storage', 'queue', 'lifecycle', 's3', 'runtime', 'snapshot'];
 const scopeConstraints = [
   scopeRule('shared', ['shared', 'tools']),
   scopeRule('tools', ['tools', 'shared', 'metastore']),
@@ -60,10 +62,11 @@ const scopeConstraints = [
   scopeRule('lifecycle', ['lifecycle', 's3', 'metastore', 'storage', 'queue', 'shared', 'tools']),
   scopeRule('s3', ['s3', 'lifecycle', 'metastore', 'storage', 'queue', 'shared', 'tools']),
   scopeRule('runtime', ['runtime', 'metastore', 'queue', 'shared', 'tools']),
+  scopeRule('snapshot', ['snapshot', 'metastore', 'shared', 'tools']),
   scopeRule('gateway', ['gateway', ...appLibScopes]),
   scopeRule('scanner', ['scanner', 'folders', ...appLibScopes]),
   scopeRule('scheduler', ['scheduler', 'folders', ...appLibScopes]),
-  scopeRule('stats', ['stats', 'shared', 'tools', 'metastore', 'queue', 'runtime']),
+  scopeRule('stats', ['stats', 'snapshot', 'shared', 'tools', 'metastore', 'queue', 'runtime']),
   scopeRule('system', libScopes),
   scopeRule('bench', [...libScopes, 'scanner', 'stats']),
 ];

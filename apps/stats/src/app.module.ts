@@ -5,6 +5,7 @@ import { KafkaModule, QueueModule, QueueModuleOptions, QueueTransport } from '@o
 import { JsonLogger, MetricsRegistry, ObservabilityModule } from '@ostore/shared/observability';
 import { StatsMetrics, UsageRecorder, usageStores, UsageStores } from '@ostore/stats/data-access';
 import { StatsConfig } from './config/stats.config';
+import { snapshotProviders } from './snapshots/snapshots.providers';
 import { UsageDeltasController } from './usage/usage-deltas.controller';
 
 /** Injection token of the stats stores (UsageStores is an interface). */
@@ -48,6 +49,7 @@ export class AppModule {
       QueueTransport.provider({
         defaults: { maxBatchSize: config.queue.batchSize, concurrency: config.queue.partitionConcurrency },
       }),
+      ...snapshotProviders(config),
     ];
     return {
       module: AppModule,

@@ -13,6 +13,8 @@ const schema = baseEnvSchema.extend({
   STATS_BATCH_SIZE: envVar.int(1000, 1, 100_000),
   /** Partitions of the usage topic whose batches run at the same time in one stats process. */
   STATS_PARTITION_CONCURRENCY: envVar.int(3, 1, 1024),
+  /** How often the scanner hosts' completed snapshots are combined (a new pass shows within this). */
+  STATS_SNAPSHOT_COMBINE_SECONDS: envVar.int(60, 1, 86_400),
 });
 
 /** The stats app's configuration, validated once at boot. */
@@ -26,6 +28,7 @@ export interface StatsConfig extends BaseConfig {
     partitionConcurrency: number;
   };
   retention: { eventsSeconds: number; aggregatesSeconds: number };
+  snapshots: { combineIntervalMs: number };
 }
 
 export function loadStatsConfig(env: Record<string, string | undefined> = process.env): StatsConfig {
@@ -43,5 +46,6 @@ export function loadStatsConfig(env: Record<string, string | undefined> = proces
       eventsSeconds: parsed.STATS_EVENT_RETENTION_DAYS * DAY_SECONDS,
       aggregatesSeconds: parsed.STATS_AGGREGATE_RETENTION_DAYS * DAY_SECONDS,
     },
+    snapshots: { combineIntervalMs: parsed.STATS_SNAPSHOT_COMBINE_SECONDS * 1000 },
   };
 }

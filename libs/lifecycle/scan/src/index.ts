@@ -16,4 +16,5 @@ export * from './object-verdict';
 export * from './scan.metrics';
 export * from './local-scanner';
 export * from './scan-tasks';
+export * from './scan-snapshots';
 export * from './local-scan.factory';

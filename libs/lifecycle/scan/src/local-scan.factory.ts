@@ -2,11 +2,13 @@ import type { Client } from 'cassandra-driver';
 import type { CassandraClient } from '@ostore/shared/cassandra';
 import type { Clock } from '@ostore/shared/clock';
 import type { LifecycleTiming } from '@ostore/lifecycle/rules';
-import { BucketsRepository, VersionsRepository } from '@ostore/metastore/data-access';
+import { BucketsRepository, UploadsRepository, VersionsRepository } from '@ostore/metastore/data-access';
+import { SnapshotStore } from '@ostore/stats/snapshot-store';
 import type { QueueProducer } from '@ostore/queue/data-access';
 import { BucketCatalog, MetastoreBucketSource } from './bucket-catalog';
 import { CassandraPageSource, UPLOADS_TABLE, VERSIONS_TABLE } from './cassandra-page-source';
 import { LocalScanner, LocalScanSettings, ScanLog, ScanTask } from './local-scanner';
+import { ScanSnapshots } from './scan-snapshots';
 import { ScanHandler, ScanStateStore } from './scan-state';
 import { CassandraScanStateStore } from './scan-state.repository';
 import { ScanMetrics } from './scan.metrics';
@@ -25,6 +27,8 @@ export interface LocalScanDeps {
   readonly settings: LocalScanSettings;
   readonly timing: LifecycleTiming;
   readonly overdueGraceMs: number;
+  /** Per-window sums kept for versions this recent before a pass's cut (default 2 h). */
+  readonly snapshotLookbackMs?: number;
 }
 
 export interface LocalScan {
@@ -33,9 +37,17 @@ export interface LocalScan {
   readonly tasks: ReadonlyMap<ScanHandler, ScanTask<any, any>>;
 }
 
-/** Wires a LocalScanner and its two lifecycle tasks over Cassandra (the scanner app, tests and the bench). */
+/**
+ * Wires a LocalScanner and its two lifecycle tasks over Cassandra (the scanner app, tests and the
+ * bench); both tasks count the pass's usage snapshot.
+ */
 export function createLocalScan(d: LocalScanDeps): LocalScan {
   const state = new CassandraScanStateStore(d.db, d.clock);
+  const snapshots = new ScanSnapshots(
+    new SnapshotStore(d.db, d.clock),
+    { source: d.settings.source, keyspace: d.settings.keyspace, lookbackMs: d.snapshotLookbackMs },
+    d.log,
+  );
   const scanner = new LocalScanner(d.settings, d.producer, state, d.clock, d.metrics, d.log);
   const buckets = new BucketCatalog(new MetastoreBucketSource(new BucketsRepository(d.db)));
   const tasks = new Map<ScanHandler, ScanTask<any, any>>([
@@ -48,9 +60,16 @@ export function createLocalScan(d: LocalScanDeps): LocalScan {
         { timing: d.timing, overdueGraceMs: d.overdueGraceMs, sourceHost: d.settings.source },
         d.metrics,
         d.log,
+        snapshots,
       ),
     ],
-    ['uploads', new UploadsScanTask(new CassandraPageSource(d.scanClient, UPLOADS_TABLE), buckets, { timing: d.timing }, d.metrics, d.log)],
+    [
+      'uploads',
+      new UploadsScanTask(new CassandraPageSource(d.scanClient, UPLOADS_TABLE), buckets, { timing: d.timing }, d.metrics, d.log, {
+        counting: snapshots,
+        parts: new UploadsRepository(d.db),
+      }),
+    ],
   ]);
   return { scanner, state, tasks };
 }

@@ -28,8 +28,12 @@ export interface ScanTask<T extends KeyedRow, G extends ScanGroup> {
   begin(): Promise<void>;
   /** Candidate messages (already contract-encoded) for one object; counts into `stats`. */
   process(group: G, now: Date, stats: ScanStats): Promise<string[]>;
-  /** After a complete pass, before its result is recorded. */
-  completed?(stats: ScanStats): void;
+  /** After a complete pass, before its result is recorded (e.g. writes the pass's snapshot). */
+  completed?(stats: ScanStats, passTs: Date): void | Promise<void>;
+  /** Once the pass's counters are known (fresh or resumed), before anything is read. */
+  started?(stats: ScanStats, passTs: Date, resumed: boolean): void;
+  /** True: every version of an object is read (no skip past the rows beyond the window), as snapshots need. */
+  readonly readsEveryVersion?: boolean;
 }
 
 /** The scanner's constants (see apps/scanner config). */
@@ -134,6 +138,7 @@ export class LocalScanner {
     let position: ScanPosition = resumed ? (latest.status as ScanPosition) : SCAN_START;
     const stats: ScanStats = resumed ? { ...latest.stat, resumes: latest.stat.resumes + 1 } : emptyStats();
     let activeFrom = started;
+    task.started?.(stats, ts, resumed);
 
     await task.begin();
     const partition = partitionForHost(s.hostIndex, await this.producer.partitionCount(task.queue));
@@ -195,7 +200,7 @@ export class LocalScanner {
       if (page === undefined) {
         const last = grouper.finish();
         if (last !== undefined) await handle(last, now);
-        task.completed?.(stats);
+        await task.completed?.(stats, ts);
         await save(COMPLETED);
         this.metrics.passes.inc({ table: task.handler, outcome: 'completed' });
         this.metrics.scanDuration.observe({ table: task.handler }, stats.activeSeconds);
@@ -211,7 +216,7 @@ export class LocalScanner {
       }
       // Once per object: after the skip its group stays open (and capped) until the next object arrives.
       const open = grouper.pending;
-      if (open?.capped && open.row !== skipped) {
+      if (open?.capped && open.row !== skipped && !task.readsEveryVersion) {
         reader.skipPast(open.row);
         skipped = open.row;
       }

@@ -1,6 +1,7 @@
 import type { CassandraClient } from '@ostore/shared/cassandra';
 import type { Clock } from '@ostore/shared/clock';
 import { optStr, str } from '@ostore/metastore/data-access';
+import { HostSnapshotCodec } from '@ostore/stats/snapshot';
 import { decodeStatus, encodeStatus } from './scan-position';
 import { emptyStats, ScanHandler, ScanSnapshot, ScanStateStore, ScanStats } from './scan-state';
 
@@ -41,15 +42,32 @@ export class CassandraScanStateStore extends ScanStateStore {
   async save(s: ScanSnapshot): Promise<void> {
     await this.client.execute(
       `INSERT INTO scan_state (source, ks, handler, ts, status, stat, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?) USING TTL ?`,
-      [s.source, s.ks, s.handler, s.ts, encodeStatus(s.status), JSON.stringify(s.stat), this.clock.now(), SCAN_STATE_TTL_SECONDS],
+      [s.source, s.ks, s.handler, s.ts, encodeStatus(s.status), JSON.stringify(encodeStats(s.stat)), this.clock.now(), SCAN_STATE_TTL_SECONDS],
     );
   }
 }
 
+function encodeStats(stat: ScanStats): unknown {
+  const { usage, ...rest } = stat;
+  return usage === undefined ? rest : { ...rest, usage: HostSnapshotCodec.encode(usage) };
+}
+
+/** An unreadable usage snapshot is dropped (that pass then writes none), never half-trusted. */
 function parseStats(text: string): ScanStats {
+  let parsed: Partial<ScanStats> & { usage?: unknown };
   try {
-    return { ...emptyStats(), ...(JSON.parse(text) as Partial<ScanStats>) };
+    parsed = JSON.parse(text) as Partial<ScanStats> & { usage?: unknown };
   } catch {
     return emptyStats();
   }
+  const { usage, ...rest } = parsed;
+  const stats: ScanStats = { ...emptyStats(), ...rest };
+  if (usage !== undefined) {
+    try {
+      stats.usage = HostSnapshotCodec.decode(usage);
+    } catch {
+      // left out: see ScanStats.usage
+    }
+  }
+  return stats;
 }

@@ -1,3 +1,4 @@
+import type { HostSnapshot } from '@ostore/stats/snapshot';
 import { ScanStatus } from './scan-position';
 
 /** The tables a scanner scans; the `handler` of a snapshot row. */
@@ -17,6 +18,12 @@ export interface ScanStats {
   activeSeconds: number;
   /** Times the pass was resumed after a stop or a crash. */
   resumes: number;
+  /**
+   * The usage snapshot counted so far (@ostore/stats/snapshot's HostSnapshot, stored through its
+   * codec): saved with the position, so a resumed pass counts every version once. Absent when the
+   * pass does not count one, or resumed from a state that had none (that pass writes no snapshot).
+   */
+  usage?: HostSnapshot;
 }
 
 export function emptyStats(): ScanStats {

@@ -13,6 +13,7 @@ import {
   UploadGroupBuilder,
   VersionGroupBuilder,
 } from './scanned-object';
+import { partsOf, ScanSnapshots, UploadPartSource } from './scan-snapshots';
 import { ScanStats } from './scan-state';
 import { ScanMetrics } from './scan.metrics';
 import { VersionTagSource } from './version-tags';
@@ -31,10 +32,25 @@ async function bucketOf(buckets: BucketCatalog, bucketId: string): Promise<ScanB
   return buckets.peek(bucketId) ?? (await buckets.get(bucketId));
 }
 
+/** Every visible version of an object, as its snapshot counts it. */
+function snapshotObject(obj: ScannedObject, bucket: ScanBucket | undefined, overdue: number) {
+  return {
+    bucketId: obj.bucketId,
+    bucket: bucket?.name,
+    parent: obj.parent,
+    name: obj.name,
+    current: obj.current,
+    noncurrent: obj.beyond?.length ? [...obj.noncurrent, ...obj.beyond] : obj.noncurrent,
+    overdue,
+  };
+}
+
 /**
  * The lifecycle scan of `versions`: one VersionCandidate per object with at least one version
  * due now (dry run), to the `versions` queue; counts overdue versions per bucket. Objects of
- * buckets without a lifecycle configuration are only counted.
+ * buckets without a lifecycle configuration are only counted. With `snapshots`, every version of
+ * every object is read and counted into the pass's usage snapshot (once per object, with the
+ * object's overdue versions).
  */
 export class VersionsScanTask implements ScanTask<ScannedVersionRow, ScannedObject> {
   readonly handler = 'versions' as const;
@@ -47,23 +63,37 @@ export class VersionsScanTask implements ScanTask<ScannedVersionRow, ScannedObje
     private readonly settings: LifecycleScanSettings,
     private readonly metrics: ScanMetrics,
     private readonly log: ScanLog,
+    private readonly snapshots?: ScanSnapshots,
   ) {}
 
+  get readsEveryVersion(): boolean {
+    return this.snapshots !== undefined;
+  }
+
   newGrouper(): KeyGrouper<ScannedVersionRow, ScannedObject> {
-    return new KeyGrouper((first) => new VersionGroupBuilder(first));
+    return new KeyGrouper((first) => new VersionGroupBuilder(first, undefined, this.snapshots !== undefined));
   }
 
   begin(): Promise<void> {
     return this.buckets.load();
   }
 
+  started(stats: ScanStats, passTs: Date, resumed: boolean): void {
+    this.snapshots?.started(stats, passTs, resumed);
+  }
+
   async process(obj: ScannedObject, now: Date, stats: ScanStats): Promise<string[]> {
     const bucket = await bucketOf(this.buckets, obj.bucketId);
-    if (!bucket?.lifecycle) return [];
+    const counter = this.snapshots?.counter(stats);
+    if (!bucket?.lifecycle) {
+      counter?.addObject(snapshotObject(obj, bucket, 0));
+      return [];
+    }
     const key = obj.parent + obj.name;
     const tags = needsTags(bucket.lifecycle, key) ? await this.tags.tagsOf(taggedVids(obj)) : undefined;
     const verdict = judgeObject(bucket, obj, now, this.settings.timing, this.settings.overdueGraceMs, tags);
     stats.overdue[bucket.name] = (stats.overdue[bucket.name] ?? 0) + verdict.overdue;
+    counter?.addObject(snapshotObject(obj, bucket, verdict.overdue));
     if (verdict.eligible.length === 0) return [];
     try {
       const message = VersionCandidate.toMessage({
@@ -86,12 +116,16 @@ export class VersionsScanTask implements ScanTask<ScannedVersionRow, ScannedObje
     }
   }
 
-  completed(stats: ScanStats): void {
+  async completed(stats: ScanStats, passTs: Date): Promise<void> {
     this.metrics.setOverdue(stats.overdue);
+    await this.snapshots?.completed(this.handler, stats, passTs);
   }
 }
 
-/** AbortIncompleteMultipartUpload over `uploads`: one UploadCandidate per due upload, to the `uploads` queue. */
+/**
+ * AbortIncompleteMultipartUpload over `uploads`: one UploadCandidate per due upload, to the
+ * `uploads` queue. With `snapshots`, counts every key's incomplete uploads and their parts.
+ */
 export class UploadsScanTask implements ScanTask<ScannedUploadRow, ScannedUploads> {
   readonly handler = 'uploads' as const;
   readonly queue = 'uploads' as const;
@@ -102,6 +136,7 @@ export class UploadsScanTask implements ScanTask<ScannedUploadRow, ScannedUpload
     private readonly settings: Pick<LifecycleScanSettings, 'timing'>,
     private readonly metrics: ScanMetrics,
     private readonly log: ScanLog,
+    private readonly snapshots?: { readonly counting: ScanSnapshots; readonly parts: UploadPartSource },
   ) {}
 
   newGrouper(): KeyGrouper<ScannedUploadRow, ScannedUploads> {
@@ -112,9 +147,22 @@ export class UploadsScanTask implements ScanTask<ScannedUploadRow, ScannedUpload
     return this.buckets.load();
   }
 
+  started(stats: ScanStats, passTs: Date, resumed: boolean): void {
+    this.snapshots?.counting.started(stats, passTs, resumed);
+  }
+
+  async completed(stats: ScanStats, passTs: Date): Promise<void> {
+    await this.snapshots?.counting.completed(this.handler, stats, passTs);
+  }
+
   async process(group: ScannedUploads, now: Date, stats: ScanStats): Promise<string[]> {
     if (group.uploads.length === 0) return [];
     const bucket = await bucketOf(this.buckets, group.bucketId);
+    const counter = this.snapshots?.counting.counter(stats);
+    if (counter) {
+      const parts = (await Promise.all(group.uploads.map((u) => partsOf(this.snapshots!.parts, u.uploadId)))).flat();
+      counter.addUploads({ bucketId: group.bucketId, bucket: bucket?.name, uploads: group.uploads.length, parts });
+    }
     if (!bucket?.lifecycle) return [];
     const out: string[] = [];
     for (const candidate of judgeUploads(bucket, group, now, this.settings.timing)) {

@@ -22,6 +22,8 @@ export interface ScannedObject {
   readonly keptAll: boolean;
   /** Rows read for this object, invisible ones included. */
   readonly rows: number;
+  /** Visible versions past the window, newest first: kept only by a builder asked to (snapshots count every version). */
+  readonly beyond?: readonly VersionRow[];
 }
 
 /**
@@ -48,11 +50,13 @@ export class VersionGroupBuilder implements GroupBuilder<ScannedVersionRow, Scan
   private seenNull = false;
   private current?: VersionRow;
   private readonly kept: VersionRow[] = [];
+  private readonly beyond: VersionRow[] = [];
   private overflow = false;
 
   constructor(
     private readonly first: ScannedVersionRow,
     private readonly keep = SCANNER_KEPT_VERSIONS,
+    private readonly keepBeyond = false,
   ) {}
 
   get capped(): boolean {
@@ -73,7 +77,10 @@ export class VersionGroupBuilder implements GroupBuilder<ScannedVersionRow, Scan
     }
     if (!visible) return;
     if (this.kept.length < this.keep) this.kept.push(row);
-    else this.overflow = true;
+    else {
+      this.overflow = true;
+      if (this.keepBeyond) this.beyond.push(row);
+    }
   }
 
   build(): ScannedObject {
@@ -86,6 +93,7 @@ export class VersionGroupBuilder implements GroupBuilder<ScannedVersionRow, Scan
       noncurrent: this.kept,
       keptAll: !this.overflow,
       rows: this.rows,
+      ...(this.keepBeyond ? { beyond: this.beyond } : {}),
     };
   }
 }

@@ -8,6 +8,7 @@ import { rowSnapshots } from './006-row-snapshots';
 import { folderCleanup } from './007-folder-cleanup';
 import { usageEvents } from './008-usage-events';
 import { quotaLedger } from './009-quota-ledger';
+import { scanSnapshots } from './010-scan-snapshots';
 import { bucketAccess } from './011-bucket-access';
 import { bucketCors } from './012-bucket-cors';
 
@@ -22,6 +23,7 @@ export const migrations: Migration[] = [
   folderCleanup,
   usageEvents,
   quotaLedger,
+  scanSnapshots,
   bucketAccess,
   bucketCors,
 ];

@@ -1,0 +1,58 @@
+import type { UploadsRepository } from '@ostore/metastore/data-access';
+import { DEFAULT_LOOKBACK_MS, emptyHostSnapshot, SnapshotAccumulator } from '@ostore/stats/snapshot';
+import type { SnapshotStore } from '@ostore/stats/snapshot-store';
+import { ScanLog } from './local-scanner';
+import { ScanHandler, ScanStats } from './scan-state';
+
+/** Where a pass's snapshot goes and whose it is. */
+export interface ScanSnapshotSettings {
+  readonly source: string;
+  readonly keyspace: string;
+  /** Per-window sums kept for versions this recent before the cut (the combiner's tolerance between hosts' passes). */
+  readonly lookbackMs?: number;
+}
+
+/**
+ * The usage snapshot a pass counts (seed 000: per host and scanned table, `stat` in scan_state,
+ * status = the key the scan stopped at or `completed`). The counters live in `ScanStats.usage`,
+ * saved with the position at every checkpoint and only ever for whole objects, so a resumed pass
+ * goes on from exactly what it had counted: every version is counted once. A completed pass's
+ * snapshot is recorded in `host_snapshots`, where the stats app combines the hosts' snapshots.
+ */
+export class ScanSnapshots {
+  constructor(
+    private readonly store: SnapshotStore,
+    private readonly settings: ScanSnapshotSettings,
+    private readonly log: ScanLog,
+  ) {}
+
+  /** A fresh pass starts an empty snapshot; a resumed one goes on with its saved one (none: it writes none). */
+  started(stats: ScanStats, passTs: Date, resumed: boolean): void {
+    if (!resumed) stats.usage = emptyHostSnapshot(passTs.getTime(), this.settings.lookbackMs ?? DEFAULT_LOOKBACK_MS);
+    else if (!stats.usage) this.log.warn('resumed pass has no readable usage snapshot; this pass writes none', {});
+  }
+
+  /** The accumulator over the pass's snapshot, if it counts one. */
+  counter(stats: ScanStats): SnapshotAccumulator | undefined {
+    return stats.usage ? new SnapshotAccumulator(stats.usage) : undefined;
+  }
+
+  /** Records the completed pass's snapshot for the stats app. */
+  async completed(handler: ScanHandler, stats: ScanStats, passTs: Date): Promise<void> {
+    if (!stats.usage) return;
+    const snapshot = new SnapshotAccumulator(stats.usage).finish();
+    await this.store.saveHostSnapshot(this.settings.keyspace, { source: this.settings.source, handler, passTs, snapshot });
+  }
+}
+
+/** The part rows of an upload: what an incomplete upload holds (a metastore UploadsRepository fits). */
+export interface UploadPartSource {
+  allPartRows(uploadId: string): AsyncIterable<{ size: number; lastModified: Date }>;
+}
+
+/** Sums of an upload's part rows, each with its time (every stored part row was one `store` delta). */
+export async function partsOf(parts: UploadPartSource | UploadsRepository, uploadId: string): Promise<{ size: number; atMs: number }[]> {
+  const out: { size: number; atMs: number }[] = [];
+  for await (const p of parts.allPartRows(uploadId)) out.push({ size: p.size, atMs: p.lastModified.getTime() });
+  return out;
+}
