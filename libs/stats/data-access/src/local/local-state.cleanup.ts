@@ -11,6 +11,8 @@ export interface LocalCleanupSettings {
   intervalMs: number;
   /** Most keys one delete step removes (and so the longest a step holds up a batch's commit). */
   batchSize: number;
+  /** LevelDB's own logs (`LOG`, `MANIFEST`) past this many bytes: the store is reopened to start them afresh (default 4 MiB). */
+  maxLogBytes?: number;
 }
 
 /** What one cleanup run did. */
@@ -38,8 +40,9 @@ const yieldToBatches = () => new Promise<void>((resolve) => setImmediate(resolve
  * every window last written before `now - retention` and, as a cascade, all its dedup entries, in
  * steps of at most `batchSize` keys with the event loop released between steps (batches of the
  * consumer interleave; a step is the longest a batch can wait), then compacts so that LevelDB
- * really frees the space of the deleted keys. Runs on a wall-clock schedule with a start jitter
- * per worker; a run in progress is never started twice; a crash mid-cascade resumes it.
+ * really frees the space of the deleted keys, and keeps LevelDB's own logs bounded. Runs on a
+ * wall-clock schedule with a start jitter per worker; a run in progress is never started twice;
+ * a crash mid-cascade resumes it.
  */
 export class LocalStateCleanup {
   private timer?: unknown;
@@ -108,6 +111,7 @@ export class LocalStateCleanup {
       await this.state.compact();
       done.compacted = true;
     }
+    await this.state.rotateLogs(this.settings.maxLogBytes ?? 4 * 1024 * 1024);
     await this.report();
     this.metrics.cleanupDuration.observe(Number(process.hrtime.bigint() - started) / 1e9);
     return done;

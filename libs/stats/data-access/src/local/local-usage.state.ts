@@ -1,4 +1,4 @@
-import { mkdir, readdir, stat } from 'fs/promises';
+import { mkdir, readdir, rm, stat } from 'fs/promises';
 import { join } from 'path';
 import { ClassicLevel } from 'classic-level';
 import {
@@ -33,6 +33,19 @@ export interface LocalCommit {
   marks: [number, PartitionMark][];
 }
 
+/** Bytes of the directory's files the filter keeps; a file LevelDB deletes meanwhile counts 0. */
+async function filesSize(dir: string, keep: (name: string) => boolean): Promise<number> {
+  let bytes = 0;
+  for (const f of await readdir(dir))
+    if (keep(f)) bytes += (await stat(join(dir, f)).catch(() => ({ size: 0 }))).size;
+  return bytes;
+}
+
+/** Removes the previous info log, which LevelDB keeps as `LOG.old` when it opens. */
+async function rmLog(dir: string): Promise<void> {
+  await rm(join(dir, 'LOG.old'), { force: true });
+}
+
 /** A window read, then changed by someone else (a cleanup) before the batch committed: the batch is retried. */
 export class LocalStateConflictError extends Error {
   constructor(key: string) {
@@ -52,6 +65,10 @@ export class LocalStateConflictError extends Error {
  */
 export class LocalUsageState {
   private lock: Promise<unknown> = Promise.resolve();
+  /** Set while the store is closed and opened again (see `rotateLogs`): reads wait for it. */
+  private reopening?: Promise<void>;
+  private reads = 0;
+  private readsDrained?: () => void;
   private windowCount = 0;
   private eventCount = 0;
 
@@ -60,10 +77,13 @@ export class LocalUsageState {
     readonly dir: string,
   ) {}
 
-  /** Opens (creating) the store in `dir` and counts its entries. */
-  static async open(dir: string): Promise<LocalUsageState> {
+  /**
+   * Opens (creating) the store in `dir` and counts its entries. `writeBufferSize`: bytes LevelDB
+   * keeps in its log and memtable before writing a table file (LevelDB's default, 4 MiB, unless set).
+   */
+  static async open(dir: string, options: { writeBufferSize?: number } = {}): Promise<LocalUsageState> {
     await mkdir(dir, { recursive: true });
-    const db = new ClassicLevel<string, string>(dir, { keyEncoding: 'utf8', valueEncoding: 'utf8' });
+    const db = new ClassicLevel<string, string>(dir, { keyEncoding: 'utf8', valueEncoding: 'utf8', ...options });
     await db.open();
     const sut = new LocalUsageState(db, dir);
     for await (const key of db.keys({ gte: 't|', lt: `t|${PREFIX_END}` })) {
@@ -86,7 +106,7 @@ export class LocalUsageState {
 
   /** The windows' stored values, in order (undefined: none). */
   async windows(keys: readonly { bucketId: string; start: number }[]): Promise<(LocalWindow | undefined)[]> {
-    const values = await this.db.getMany(keys.map((k) => windowKey(k.bucketId, k.start)));
+    const values = await this.read(() => this.db.getMany(keys.map((k) => windowKey(k.bucketId, k.start))));
     return values.map((v) => (v === undefined ? undefined : (JSON.parse(v) as LocalWindow)));
   }
 
@@ -97,12 +117,12 @@ export class LocalUsageState {
   /** For each dedup key, whether it is stored. */
   async seen(keys: readonly string[]): Promise<boolean[]> {
     if (keys.length === 0) return [];
-    return (await this.db.getMany([...keys])).map((v) => v !== undefined);
+    return (await this.read(() => this.db.getMany([...keys]))).map((v) => v !== undefined);
   }
 
   /** A partition's continuity mark. */
   async mark(partition: number): Promise<PartitionMark | undefined> {
-    const v = await this.db.get(partitionKey(partition));
+    const v = await this.read(() => this.db.get(partitionKey(partition)));
     return v === undefined ? undefined : (JSON.parse(v) as PartitionMark);
   }
 
@@ -135,12 +155,12 @@ export class LocalUsageState {
 
   /** Index keys of windows last written before `cutoffMs`, oldest first, at most `limit`. */
   async expired(cutoffMs: number, limit: number): Promise<string[]> {
-    return this.db.keys({ gte: 't|', lt: indexEnd(cutoffMs), limit }).all();
+    return this.read(() => this.db.keys({ gte: 't|', lt: indexEnd(cutoffMs), limit }).all());
   }
 
   /** When the least recently written window was written (ms), if any. */
   async oldestTouchedAt(): Promise<number | undefined> {
-    const [first] = await this.db.keys({ gte: 't|', lt: `t|${PREFIX_END}`, limit: 1 }).all();
+    const [first] = await this.read(() => this.db.keys({ gte: 't|', lt: `t|${PREFIX_END}`, limit: 1 }).all());
     return first === undefined ? undefined : parseIndexKey(first).touchedAt;
   }
 
@@ -164,7 +184,7 @@ export class LocalUsageState {
 
   /** Windows whose dedup entries are still being deleted, at most `limit`. */
   async pending(limit: number): Promise<string[]> {
-    return this.db.keys({ gte: 'x|', lt: `x|${PREFIX_END}`, limit }).all();
+    return this.read(() => this.db.keys({ gte: 'x|', lt: `x|${PREFIX_END}`, limit }).all());
   }
 
   /**
@@ -198,9 +218,44 @@ export class LocalUsageState {
 
   /** Bytes of the store's files on disk. */
   async sizeOnDisk(): Promise<number> {
-    let bytes = 0;
-    for (const f of await readdir(this.dir)) bytes += (await stat(join(this.dir, f))).size;
-    return bytes;
+    return filesSize(this.dir, () => true);
+  }
+
+  /**
+   * LevelDB appends to its info log (`LOG`) and its `MANIFEST` for as long as it stays open, a
+   * line per compaction, and starts both afresh only when opened. Past `maxBytes` together, the
+   * store is closed and opened again (batches wait for it, reads too); returns whether it was.
+   */
+  async rotateLogs(maxBytes: number): Promise<boolean> {
+    const bytes = await filesSize(this.dir, (f) => f === 'LOG' || f === 'LOG.old' || f.startsWith('MANIFEST-'));
+    if (bytes <= maxBytes) return false;
+    await this.exclusive(async () => {
+      let reopened!: () => void;
+      this.reopening = new Promise<void>((resolve) => (reopened = resolve));
+      try {
+        if (this.reads > 0) await new Promise<void>((resolve) => (this.readsDrained = resolve));
+        await this.db.close();
+        await this.db.open();
+        await rmLog(this.dir);
+      } finally {
+        this.reopening = undefined;
+        reopened();
+      }
+    });
+    return true;
+  }
+
+  private async read<T>(fn: () => Promise<T>): Promise<T> {
+    while (this.reopening) await this.reopening;
+    this.reads++;
+    try {
+      return await fn();
+    } finally {
+      if (--this.reads === 0 && this.readsDrained) {
+        this.readsDrained();
+        this.readsDrained = undefined;
+      }
+    }
   }
 
   private exclusive<T>(fn: () => Promise<T>): Promise<T> {
