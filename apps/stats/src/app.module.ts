@@ -1,9 +1,16 @@
-import { DynamicModule, Module, Provider } from '@nestjs/common';
+import { DynamicModule, Inject, Module, OnApplicationBootstrap, OnApplicationShutdown, Provider } from '@nestjs/common';
 import { ClockModule, Clock } from '@ostore/shared/clock';
 import { CassandraClient, CassandraModule } from '@ostore/shared/cassandra';
 import { KafkaModule, QueueModule, QueueModuleOptions, QueueTransport } from '@ostore/queue/data-access';
 import { JsonLogger, MetricsRegistry, ObservabilityModule } from '@ostore/shared/observability';
-import { StatsMetrics, UsageRecorder, usageStores, UsageStores } from '@ostore/stats/data-access';
+import {
+  LocalStateCleanup,
+  LocalUsageState,
+  StatsMetrics,
+  UsageRecorder,
+  usageStores,
+  UsageStores,
+} from '@ostore/stats/data-access';
 import { StatsConfig } from './config/stats.config';
 import { snapshotProviders } from './snapshots/snapshots.providers';
 import { UsageDeltasController } from './usage/usage-deltas.controller';
@@ -26,6 +33,24 @@ export function queueOptions(config: StatsConfig): QueueModuleOptions {
   };
 }
 
+/** Runs the local store's cleanup while the app runs; closes the store last. */
+class LocalStateLifecycle implements OnApplicationBootstrap, OnApplicationShutdown {
+  constructor(
+    @Inject(LocalStateCleanup) private readonly cleanup: LocalStateCleanup,
+    @Inject(LocalUsageState) private readonly local: LocalUsageState,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    await this.cleanup.report();
+    this.cleanup.start();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.cleanup.stop();
+    await this.local.close();
+  }
+}
+
 @Module({})
 export class AppModule {
   static register(
@@ -38,11 +63,19 @@ export class AppModule {
         useFactory: (m: MetricsRegistry) => new StatsMetrics(m),
         inject: [MetricsRegistry],
       },
+      { provide: LocalUsageState, useFactory: () => LocalUsageState.open(config.local.dir) },
+      {
+        provide: LocalStateCleanup,
+        useFactory: (local: LocalUsageState, clock: Clock, m: StatsMetrics) =>
+          new LocalStateCleanup(local, clock, config.local, m),
+        inject: [LocalUsageState, Clock, StatsMetrics],
+      },
+      LocalStateLifecycle,
       {
         provide: USAGE_STORES,
-        useFactory: (c: CassandraClient, clock: Clock, m: StatsMetrics) =>
-          usageStores(c, clock, config.retention, m),
-        inject: [CassandraClient, Clock, StatsMetrics],
+        useFactory: (c: CassandraClient, clock: Clock, m: StatsMetrics, local: LocalUsageState) =>
+          usageStores(c, clock, config.retention, m, local),
+        inject: [CassandraClient, Clock, StatsMetrics, LocalUsageState],
       },
       { provide: UsageRecorder, useFactory: (s: UsageStores) => s.recorder, inject: [USAGE_STORES] },
       // The usage topic's handler (UsageDeltasController) subscribes through it.

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Usage event bench: usage deltas per second ONE stats write path (UsageRecorder) records on this machine.
 //
-//   node tools/bench/stats/record.mjs [--events 30000] [--buckets 50] [--batch 1000] [--partitions 3] [--keep]
+//   node tools/bench/stats/record.mjs [--events 300000] [--rounds 3] [--buckets 50] [--batch 1000] [--partitions 3] [--port 9042] [--keep]
 //
 // Uses the running local stack's Cassandra (127.0.0.1:9042), migrates a fresh keyspace, and feeds
 // the recorder batches as the queue transport would: `--partitions` batches at a time, each batch

@@ -12,6 +12,11 @@ describe(loadStatsConfig.name, () => {
     expect(sut.retention).toEqual({ eventsSeconds: 2 * 86_400, aggregatesSeconds: 400 * 86_400 });
   });
 
+  it('reads the local store directory and its retention (seconds to ms)', () => {
+    const sut = loadStatsConfig({ STATS_DATA_DIR: '/var/lib/ostore/stats', STATS_LOCAL_RETENTION_SECONDS: '60' });
+    expect(sut.local).toEqual({ dir: '/var/lib/ostore/stats', retentionMs: 60_000, intervalMs: 300_000, batchSize: 1000 });
+  });
+
   it('names every bad variable', () => {
     expect(() => loadStatsConfig({ STATS_EVENT_RETENTION_DAYS: '0', STATS_BATCH_SIZE: 'many' })).toThrow(
       /STATS_EVENT_RETENTION_DAYS[\s\S]*STATS_BATCH_SIZE|STATS_BATCH_SIZE[\s\S]*STATS_EVENT_RETENTION_DAYS/,

@@ -1,4 +1,6 @@
-import { envVar, parseEnv } from '@ostore/shared/config';
+import { tmpdir } from 'os';
+import { join } from 'path';
+import { envVar, parseEnv, z } from '@ostore/shared/config';
 import { BaseConfig, baseEnvSchema, toBaseConfig } from '@ostore/shared/runtime';
 
 const DAY_SECONDS = 86_400;
@@ -15,6 +17,17 @@ const schema = baseEnvSchema.extend({
   STATS_PARTITION_CONCURRENCY: envVar.int(3, 1, 1024),
   /** How often the scanner hosts' completed snapshots are combined (a new pass shows within this). */
   STATS_SNAPSHOT_COMBINE_SECONDS: envVar.int(60, 1, 86_400),
+  /**
+   * Directory of the local store (open windows, event-id dedup); losing it costs a rebuild from
+   * Cassandra, never a count. Default: `<tmpdir>/ostore-stats-<MANAGEMENT_PORT>` (one per process).
+   */
+  STATS_DATA_DIR: z.string().min(1).optional(),
+  /** A local window not written for this long is deleted with its dedup entries. */
+  STATS_LOCAL_RETENTION_SECONDS: envVar.int(3600, 1, 30 * 86_400),
+  /** The local store's cleanup runs this often (wall clock, random start offset per process). */
+  STATS_LOCAL_CLEANUP_INTERVAL_SECONDS: envVar.int(300, 1, 86_400),
+  /** Most keys one cleanup step deletes (bounds how long a step can hold up a batch). */
+  STATS_LOCAL_CLEANUP_BATCH: envVar.int(1000, 1, 1_000_000),
 });
 
 /** The stats app's configuration, validated once at boot. */
@@ -29,6 +42,7 @@ export interface StatsConfig extends BaseConfig {
   };
   retention: { eventsSeconds: number; aggregatesSeconds: number };
   snapshots: { combineIntervalMs: number };
+  local: { dir: string; retentionMs: number; intervalMs: number; batchSize: number };
 }
 
 export function loadStatsConfig(env: Record<string, string | undefined> = process.env): StatsConfig {
@@ -47,5 +61,11 @@ export function loadStatsConfig(env: Record<string, string | undefined> = proces
       aggregatesSeconds: parsed.STATS_AGGREGATE_RETENTION_DAYS * DAY_SECONDS,
     },
     snapshots: { combineIntervalMs: parsed.STATS_SNAPSHOT_COMBINE_SECONDS * 1000 },
+    local: {
+      dir: parsed.STATS_DATA_DIR ?? join(tmpdir(), `ostore-stats-${parsed.MANAGEMENT_PORT}`),
+      retentionMs: parsed.STATS_LOCAL_RETENTION_SECONDS * 1000,
+      intervalMs: parsed.STATS_LOCAL_CLEANUP_INTERVAL_SECONDS * 1000,
+      batchSize: parsed.STATS_LOCAL_CLEANUP_BATCH,
+    },
   };
 }

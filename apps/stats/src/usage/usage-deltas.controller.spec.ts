@@ -37,8 +37,10 @@ describe(UsageDeltasController.name, () => {
     const d1 = usageDelta();
     const d2 = usageDelta({ kind: 'remove', bytes: -5 });
     const recorded: unknown[] = [];
-    const { sut, metrics } = setup(async (deltas) => {
+    const positions: unknown[] = [];
+    const { sut, metrics } = setup(async (deltas, position) => {
       recorded.push(...deltas);
+      positions.push(position);
       return { stored: 2, duplicates: 0, expired: 0, windows: 1 };
     });
     const { batch, done } = batchOf([
@@ -48,6 +50,7 @@ describe(UsageDeltasController.name, () => {
     ]);
     await sut.usage(batch);
     expect(recorded).toEqual([d1, d2]);
+    expect(positions).toEqual([{ partition: 0, firstOffset: 1, nextOffset: 4 }]);
     expect(done).toEqual([1, 2, 3]);
     expect((await metrics.invalid.get()).values[0].value).toBe(1);
   });

@@ -8,7 +8,8 @@ import { StatsMetrics, UsageRecorder } from '@ostore/stats/data-access';
 /**
  * The stats app's consumer of `s3-<cluster>-usage`, a handler on the queue transport (which owns
  * partitions and commits). A batch is decoded, recorded as a whole (events, then the aggregates of
- * the windows it touched), and only then marked done: a crash or a failure hands the batch back,
+ * the windows it touched), with its position in the partition (the local state trusts its sums
+ * only while batches continue where it left off), and only then marked done: a crash or a failure hands the batch back,
  * and recording it again is harmless (UsageRecorder de-duplicates by event id). A message the
  * contract refuses can never be recorded: it is logged, counted, and marked done so that it does
  * not block its partition.
@@ -41,7 +42,12 @@ export class UsageDeltasController {
       }
     }
     batch.signal.throwIfAborted();
-    await this.recorder.record(deltas);
+    const first = batch.messages[0];
+    const last = batch.messages[batch.messages.length - 1];
+    await this.recorder.record(
+      deltas,
+      first ? { partition: batch.partition, firstOffset: first.offset, nextOffset: last.offset + 1 } : undefined,
+    );
     for (const m of batch.messages) batch.done(m);
   }
 }

@@ -1,4 +1,4 @@
-import { Counter, Gauge } from 'prom-client';
+import { Counter, Gauge, Histogram } from 'prom-client';
 import { MetricsRegistry } from '@ostore/shared/observability';
 
 /** Prometheus instruments of the stats write path. */
@@ -10,6 +10,11 @@ export class StatsMetrics {
   readonly windowsRecomputed: Counter;
   readonly bucketBytes: Gauge<'bucket'>;
   readonly bucketObjects: Gauge<'bucket'>;
+  readonly localSize: Gauge;
+  readonly localEntries: Gauge<'kind'>;
+  readonly localOldestAge: Gauge;
+  readonly cleanupDuration: Histogram;
+  readonly cleanupDeleted: Counter<'kind'>;
 
   constructor(registry: MetricsRegistry = new MetricsRegistry('stats', false)) {
     this.consumed = registry.counter(
@@ -41,6 +46,30 @@ export class StatsMetrics {
       'ostore_stats_bucket_objects',
       'Objects of a bucket as counted from usage events',
       ['bucket'],
+    );
+    this.localSize = registry.gauge(
+      'ostore_stats_local_store_size_bytes',
+      "Bytes of the local store's files on disk (open windows and their dedup entries)",
+    );
+    this.localEntries = registry.gauge(
+      'ostore_stats_local_store_entries',
+      'Entries of the local store: kind=window (open 5-minute sums) or kind=event (event-id dedup entries)',
+      ['kind'],
+    );
+    this.localOldestAge = registry.gauge(
+      'ostore_stats_local_store_oldest_entry_age_seconds',
+      'Age of the least recently written window of the local store (0 when empty)',
+    );
+    this.cleanupDuration = registry.histogram(
+      'ostore_stats_local_cleanup_duration_seconds',
+      'Duration of one cleanup run of the local store (retention deletes and compaction)',
+      [],
+      [0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300],
+    );
+    this.cleanupDeleted = registry.counter(
+      'ostore_stats_local_cleanup_deleted_total',
+      'Local store entries deleted by cleanup past their retention: kind=window or kind=event',
+      ['kind'],
     );
   }
 }

@@ -1,9 +1,13 @@
 import { randomUUID } from 'crypto';
+import { mkdtemp, rm } from 'fs/promises';
+import { tmpdir } from 'os';
+import { join } from 'path';
 import { MigrationRunner, migrations, parseReplication } from '@ostore/metastore/schema';
 import { UsageDelta } from '@ostore/queue/contracts';
 import { CassandraClient, createDriverClient } from '@ostore/shared/cassandra';
 import { Clock } from '@ostore/shared/clock';
 import { cassandraOptions, freshKeyspace } from '@ostore/testing';
+import { LocalUsageState } from './local/local-usage.state';
 import { StatsMetrics } from './stats.metrics';
 import { UsageRetention } from './usage-event.store';
 import { usageStores, UsageStores } from './usage-stores';
@@ -28,7 +32,20 @@ export function usageDelta(overrides: Partial<UsageDelta> = {}): UsageDelta {
 export interface StatsStores extends UsageStores {
   client: CassandraClient;
   metrics: StatsMetrics;
+  local: LocalUsageState;
   close(): Promise<void>;
+}
+
+/** A local store in a fresh temporary directory; `remove()` closes and deletes it. */
+export async function tempLocalState(label: string): Promise<LocalUsageState & { remove(): Promise<void> }> {
+  const dir = await mkdtemp(join(tmpdir(), `ostore-stats-${label}-`));
+  const local = await LocalUsageState.open(dir);
+  return Object.assign(local, {
+    remove: async () => {
+      await local.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  });
 }
 
 /** For integration specs: a fresh migrated keyspace of the test stack and the stats stores over it. */
@@ -51,10 +68,15 @@ export async function statsStores(
   const client = new CassandraClient(cassandraOptions(keyspace));
   await client.connect();
   const metrics = new StatsMetrics();
+  const local = await tempLocalState(label);
   return {
     client,
     metrics,
-    ...usageStores(client, clock, retention, metrics),
-    close: () => client.shutdown(),
+    local,
+    ...usageStores(client, clock, retention, metrics, local),
+    close: async () => {
+      await local.remove();
+      await client.shutdown();
+    },
   };
 }

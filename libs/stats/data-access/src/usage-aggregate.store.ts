@@ -24,11 +24,16 @@ export interface Recomputed {
   current: UsageSums;
 }
 
+/** A window's stored events: their sums and ids. */
+export interface WindowEvents extends UsageSums {
+  ids: string[];
+}
+
 /**
- * The 5-minute aggregates in `usage_aggregates`, each recomputed from the window's raw events
- * rather than incremented: an aggregate is a function of the set of stored events, which a
- * replayed batch cannot change (its rows are already there), so a replay changes no aggregate.
- * The cost of a recomputation is one read of the window's events over the known partitions.
+ * The 5-minute aggregates in `usage_aggregates`, each an absolute value, never an
+ * increment: the sums of the set of the window's stored events (kept in the stats app's local
+ * state while the window is open, rebuilt from the window's raw events when that state is missing),
+ * which a replayed batch cannot change (its events are already in the set).
  */
 export class UsageAggregateStore {
   constructor(
@@ -38,36 +43,34 @@ export class UsageAggregateStore {
   ) {}
 
   /**
-   * Sums the window's stored events and writes the aggregate. Write timestamp = the window's start
-   * (µs) + the number of events summed: a sum over more events supersedes one over fewer (also
-   * one written by a slower process that saw fewer rows), an equal sum rewrites equal cells, and
-   * TWCS files the row under its window's time. TTL from the window's deadline (end + retention).
+   * Sums the window's stored events and writes the aggregate (see `write`): what a window without
+   * trusted local state is rebuilt from.
    */
   async recompute(bucketId: string, windowStart: Date): Promise<Recomputed> {
     const [previous, current] = await Promise.all([
       this.stored(bucketId, windowStart),
-      this.sumEvents(bucketId, windowStart),
+      this.windowEvents(bucketId, windowStart),
     ]);
+    await this.write(bucketId, windowStart, current);
+    return { previous, current };
+  }
+
+  /**
+   * Writes a window's absolute sums. Write timestamp = the window's start (µs) + the number of
+   * events summed: a sum over more events supersedes one over fewer (also one written by a slower
+   * process that saw fewer rows), an equal sum rewrites equal cells, and TWCS files the row under
+   * its window's time. TTL from the window's deadline (end + retention); nothing past it.
+   */
+  async write(bucketId: string, windowStart: Date, sums: UsageSums): Promise<void> {
     const windowEnd = new Date(windowStart.getTime() + WINDOW_MS);
     const ttl = remainingTtlSeconds(windowEnd, this.retention.aggregatesSeconds, this.clock.now());
-    if (ttl !== undefined && current.events > 0) {
-      const timestamp = windowStart.getTime() * 1000 + Math.min(current.events, WINDOW_MS * 1000 - 1);
-      await this.client.execute(
-        `INSERT INTO ${this.client.keyspace}.usage_aggregates (bucket_id, day, window_start, bytes, objects, events) VALUES (?, ?, ?, ?, ?, ?) USING TTL ? AND TIMESTAMP ?`,
-        [
-          bucketId,
-          dayOf(windowStart),
-          windowStart,
-          current.bytes,
-          current.objects,
-          current.events,
-          ttl,
-          timestamp,
-        ],
-        { isIdempotent: true },
-      );
-    }
-    return { previous, current };
+    if (ttl === undefined || sums.events === 0) return;
+    const timestamp = windowStart.getTime() * 1000 + Math.min(sums.events, WINDOW_MS * 1000 - 1);
+    await this.client.execute(
+      `INSERT INTO ${this.client.keyspace}.usage_aggregates (bucket_id, day, window_start, bytes, objects, events) VALUES (?, ?, ?, ?, ?, ?) USING TTL ? AND TIMESTAMP ?`,
+      [bucketId, dayOf(windowStart), windowStart, sums.bytes, sums.objects, sums.events, ttl, timestamp],
+      { isIdempotent: true },
+    );
   }
 
   /** The bucket's stored aggregates with a window start in `[from, to)`, in time order. */
@@ -101,22 +104,27 @@ export class UsageAggregateStore {
       : NO_USAGE;
   }
 
-  /** Sums of the window's events over every partition of every known layout, read concurrently. */
-  private async sumEvents(bucketId: string, windowStart: Date): Promise<UsageSums> {
+  /**
+   * The window's stored events over every partition of every known layout, read concurrently:
+   * their sums and their ids (what a rebuilt window's dedup entries are made of).
+   */
+  async windowEvents(bucketId: string, windowStart: Date): Promise<WindowEvents> {
     const day = dayOf(windowStart);
     const windowEnd = new Date(windowStart.getTime() + WINDOW_MS);
     const parts = EVENT_LAYOUTS.flatMap((l) =>
       Array.from({ length: l.shards }, (_, shard) => ({ version: l.version, shard })),
     );
+    const ids: string[] = [];
     const sums = await Promise.all(
       parts.map(async ({ version, shard }) => {
         const s = { bytes: 0, objects: 0, events: 0 };
         const rows = this.client.rows(
-          `SELECT bytes, objects FROM ${this.client.keyspace}.usage_events WHERE bucket_id = ? AND day = ? AND layout_version = ? AND shard = ? AND occurred_at >= ? AND occurred_at < ?`,
+          `SELECT event_id, bytes, objects FROM ${this.client.keyspace}.usage_events WHERE bucket_id = ? AND day = ? AND layout_version = ? AND shard = ? AND occurred_at >= ? AND occurred_at < ?`,
           [bucketId, day, version, shard, windowStart, windowEnd],
           { fetchSize: 5000, isIdempotent: true },
         );
         for await (const r of rows) {
+          ids.push(r['event_id'] as string);
           s.bytes += Number(r['bytes']);
           s.objects += r['objects'] === null ? 0 : Number(r['objects']);
           s.events += 1;
@@ -124,6 +132,6 @@ export class UsageAggregateStore {
         return s;
       }),
     );
-    return sums.reduce(addSums, NO_USAGE);
+    return { ...sums.reduce(addSums, NO_USAGE), ids };
   }
 }

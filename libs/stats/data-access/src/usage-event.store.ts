@@ -49,49 +49,67 @@ export class UsageEventStore {
     private readonly clock: Clock,
     private readonly retention: UsageRetention,
     private readonly layout: EventLayout = CURRENT_LAYOUT,
-    private readonly concurrency = 128,
+    private readonly concurrency = 32,
+    private readonly batchRows = 25,
   ) {}
 
-  /** Writes every event whose deadline has not passed, at most `concurrency` statements at a time. */
+  /**
+   * Writes every event whose deadline has not passed: grouped by partition into UNLOGGED batches
+   * of at most `batchRows` rows (one partition per batch, so one mutation on one replica set, no
+   * batchlog), at most `concurrency` batches in flight. A batch that fails may have been partly
+   * applied; the caller retries the whole write, which rewrites the same rows (same key, TTL from
+   * the same deadline, write timestamp = occurred_at).
+   */
   async write(events: readonly UsageEvent[]): Promise<EventWriteResult> {
     const now = this.clock.now();
     const cql = INSERT(this.client.keyspace);
     const written: UsageEvent[] = [];
     const expired: UsageEvent[] = [];
-    const pending: { e: UsageEvent; ttl: number }[] = [];
+    const partitions = new Map<string, { query: string; params: unknown[] }[]>();
     for (const e of events) {
       const ttl = remainingTtlSeconds(e.occurredAt, this.retention.eventsSeconds, now);
-      if (ttl === undefined) expired.push(e);
-      else pending.push({ e, ttl });
+      if (ttl === undefined) {
+        expired.push(e);
+        continue;
+      }
+      const day = dayOf(e.occurredAt);
+      const shard = shardOf(e.eventId, this.layout);
+      const key = `${e.bucketId}|${day}|${shard}`;
+      const rows = partitions.get(key) ?? [];
+      rows.push({
+        query: cql,
+        params: [
+          e.bucketId,
+          day,
+          this.layout.version,
+          shard,
+          e.occurredAt,
+          e.eventId,
+          e.bucket,
+          e.kind,
+          e.bytes,
+          e.objects ?? null,
+          e.source,
+          e.sourceHost,
+          ttl,
+          e.occurredAt.getTime() * 1000,
+        ],
+      });
+      partitions.set(key, rows);
+      written.push(e);
     }
+    const batches: { query: string; params: unknown[] }[][] = [];
+    for (const rows of partitions.values())
+      for (let i = 0; i < rows.length; i += this.batchRows) batches.push(rows.slice(i, i + this.batchRows));
     let next = 0;
     const worker = async () => {
-      while (next < pending.length) {
-        const { e, ttl } = pending[next++];
-        await this.client.execute(
-          cql,
-          [
-            e.bucketId,
-            dayOf(e.occurredAt),
-            this.layout.version,
-            shardOf(e.eventId, this.layout),
-            e.occurredAt,
-            e.eventId,
-            e.bucket,
-            e.kind,
-            e.bytes,
-            e.objects ?? null,
-            e.source,
-            e.sourceHost,
-            ttl,
-            e.occurredAt.getTime() * 1000,
-          ],
-          { isIdempotent: true },
-        );
-        written.push(e);
+      while (next < batches.length) {
+        const b = batches[next++];
+        if (b.length === 1) await this.client.execute(b[0].query, b[0].params, { isIdempotent: true });
+        else await this.client.batch(b, { logged: false, isIdempotent: true });
       }
     };
-    await Promise.all(Array.from({ length: Math.min(this.concurrency, pending.length) }, worker));
+    await Promise.all(Array.from({ length: Math.min(this.concurrency, batches.length) }, worker));
     return { written, expired };
   }
 

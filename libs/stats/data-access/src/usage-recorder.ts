@@ -1,9 +1,20 @@
+import { randomUUID } from 'crypto';
 import { UsageDelta } from '@ostore/queue/contracts';
-import { UsageEvent, windowStart } from '@ostore/stats/domain';
+import { Clock } from '@ostore/shared/clock';
+import {
+  lastClosedWindow,
+  remainingTtlSeconds,
+  UsageEvent,
+  UsageSums,
+  WINDOW_MS,
+  windowStart,
+} from '@ostore/stats/domain';
+import { eventKey, LocalWindow } from './local/local-usage.entity';
+import { LocalUsageState, WindowWrite } from './local/local-usage.state';
 import { StatsMetrics } from './stats.metrics';
 import { UsageAggregateStore } from './usage-aggregate.store';
-import { UsageEventStore } from './usage-event.store';
-import { CurrentUsage, UsageTotalsStore } from './usage-totals.store';
+import { UsageEventStore, UsageRetention } from './usage-event.store';
+import { UsageTotalsStore } from './usage-totals.store';
 
 /** A usage delta from the queue as a stored event. */
 export function eventOfDelta(d: UsageDelta): UsageEvent {
@@ -28,82 +39,197 @@ export interface RecordResult {
   duplicates: number;
   /** Past their deadline: not stored. */
   expired: number;
-  /** (bucket, window) aggregates recomputed. */
+  /** (bucket, window) aggregates the batch touched. */
   windows: number;
 }
 
-interface TouchedBucket {
+/** Where a batch sits in its usage-topic partition: its first offset and the one after its last. */
+export interface BatchPosition {
+  partition: number;
+  firstOffset: number;
+  nextOffset: number;
+}
+
+interface Touched {
   bucketId: string;
   bucket: string;
-  /** Events written per window start (ms). */
-  windows: Map<number, number>;
+  start: number;
+  events: UsageEvent[];
+}
+
+interface Built extends Touched {
+  base: UsageSums;
+  previous?: LocalWindow;
+  rebuilt: boolean;
+  fresh: UsageEvent[];
+  /** A rebuilt window's ids already in Cassandra: its dedup entries beside the fresh ones. */
+  storedIds?: string[];
 }
 
 /**
- * The stats write path for one batch of usage deltas: stores the events (idempotently), then,
- * per bucket the batch touched, recomputes the aggregates of its windows and updates its running
- * total. Replaying a batch, whole or in part, in any order, leaves every event row, TTL,
- * aggregate and total as it was: de-duplication by event id is the primary key itself. The caller
- * acknowledges the batch only after this resolves; a failure (or a crash) means the batch is
- * delivered again, which is harmless.
+ * The stats write path for one batch of usage deltas, with its hot state local (seed 001): the
+ * open windows' absolute sums and the event-id dedup entries live in the local LSM store.
  *
- * Dedup hits are counted as events written minus the growth of their windows' event counts,
- * exact while one process writes a bucket (the usage topic is keyed by bucket).
+ * Per batch: events are de-duplicated against the local entries of their window; a window whose
+ * local state cannot be trusted (missing: new, cleaned up, a lost store; or built under an older
+ * lease of its partition, see PartitionMark) is first rebuilt from its raw events in Cassandra,
+ * ids included, so nothing is counted twice. Then, in this order: the local state (windows, dedup
+ * entries, the partition's mark) in one atomic write; the new raw events in per-partition
+ * UNLOGGED batches; each touched window's absolute sums. The caller acknowledges the batch only
+ * after this resolves. A crash or failure after the local write leaves a mark past the batch, so
+ * its redelivery (which starts before the mark) takes a new lease and rebuilds the windows from
+ * Cassandra; a replay is harmless because the raw events are keyed by event id.
+ *
+ * Running totals are advanced (Cassandra reads) only when a window of the bucket has closed since
+ * the last advance or a batch changed a window already covered by a checkpoint; otherwise the
+ * bucket gauges move by the batch's new events.
  */
 export class UsageRecorder {
+  /** Per bucket: the first window not covered by its newest checkpoint, as of our last advance. */
+  private readonly advancedTo = new Map<string, number>();
+  private readonly gauges = new Map<string, UsageSums>();
+
   constructor(
     private readonly events: UsageEventStore,
     private readonly aggregates: UsageAggregateStore,
     private readonly totals: UsageTotalsStore,
     private readonly metrics: StatsMetrics,
+    private readonly local: LocalUsageState,
+    private readonly clock: Clock,
+    private readonly retention: UsageRetention,
     private readonly concurrency = 16,
   ) {}
 
-  async record(deltas: readonly UsageDelta[]): Promise<RecordResult> {
+  /** Records a batch. Without a position every touched window is rebuilt from Cassandra first (safe, slower). */
+  async record(deltas: readonly UsageDelta[], position?: BatchPosition): Promise<RecordResult> {
     this.metrics.consumed.inc(deltas.length);
+    const now = this.clock.now();
     const unique = new Map<string, UsageEvent>();
-    for (const d of deltas) if (!unique.has(d.eventId)) unique.set(d.eventId, eventOfDelta(d));
-    const { written, expired } = await this.events.write([...unique.values()]);
-
-    const touched = new Map<string, TouchedBucket>();
-    for (const e of written) {
-      const t = touched.get(e.bucketId) ?? {
-        bucketId: e.bucketId,
-        bucket: e.bucket,
-        windows: new Map<number, number>(),
-      };
-      const w = windowStart(e.occurredAt).getTime();
-      t.windows.set(w, (t.windows.get(w) ?? 0) + 1);
-      touched.set(e.bucketId, t);
+    let expired = 0;
+    for (const d of deltas) {
+      if (unique.has(d.eventId)) continue;
+      if (remainingTtlSeconds(d.at, this.retention.eventsSeconds, now) === undefined) expired++;
+      else unique.set(d.eventId, eventOfDelta(d));
     }
-    let alreadyStored = 0;
-    let windows = 0;
-    const buckets = [...touched.values()];
-    let next = 0;
-    const worker = async () => {
-      while (next < buckets.length) {
-        const b = buckets[next++];
-        const changed: Date[] = [];
-        for (const [w, count] of b.windows) {
-          const { previous, current } = await this.aggregates.recompute(b.bucketId, new Date(w));
-          alreadyStored += Math.max(0, count - (current.events - previous.events));
-          if (current.events !== previous.events) changed.push(new Date(w));
-          windows++;
-        }
-        this.report(b.bucket, await this.totals.update(b.bucketId, changed));
+    const lease = await this.lease(position);
+    const touched = new Map<string, Touched>();
+    for (const e of unique.values()) {
+      const start = windowStart(e.occurredAt).getTime();
+      const key = `${e.bucketId}|${start}`;
+      const t = touched.get(key) ?? { bucketId: e.bucketId, bucket: e.bucket, start, events: [] };
+      t.events.push(e);
+      touched.set(key, t);
+    }
+    const built = await this.build([...touched.values()], lease);
+    const writes: WindowWrite[] = [];
+    const dedup: string[] = [];
+    const fresh: UsageEvent[] = [];
+    for (const b of built) {
+      const sums = { ...b.base };
+      for (const id of b.storedIds ?? []) dedup.push(eventKey(b.bucketId, b.start, id));
+      for (const e of b.fresh) {
+        sums.bytes += e.bytes;
+        sums.objects += e.objects ?? 0;
+        sums.events += 1;
+        dedup.push(eventKey(b.bucketId, b.start, e.eventId));
       }
-    };
-    await Promise.all(Array.from({ length: Math.min(this.concurrency, buckets.length) }, worker));
+      fresh.push(...b.fresh);
+      const window = { bucketId: b.bucketId, bucket: b.bucket, start: b.start, ...sums, touchedAt: now.getTime(), lease };
+      writes.push({ window, rebuilt: b.rebuilt, ...(b.previous ? { previous: b.previous } : {}) });
+      b.base = sums;
+    }
+    await this.local.commit({
+      windows: writes,
+      events: dedup,
+      marks: position ? [[position.partition, { nextOffset: position.nextOffset, lease }]] : [],
+    });
+    await this.events.write(fresh);
+    await this.parallel(
+      built.filter((b) => b.rebuilt || b.fresh.length > 0),
+      (b) => this.aggregates.write(b.bucketId, new Date(b.start), b.base),
+    );
+    await this.advanceTotals(built);
 
-    const duplicates = deltas.length - unique.size + alreadyStored;
+    const duplicates = deltas.length - expired - fresh.length;
     this.metrics.dedupHits.inc(duplicates);
-    this.metrics.expired.inc(expired.length);
-    this.metrics.windowsRecomputed.inc(windows);
-    return { stored: written.length - alreadyStored, duplicates, expired: expired.length, windows };
+    this.metrics.expired.inc(expired);
+    return { stored: fresh.length, duplicates, expired, windows: built.length };
   }
 
-  private report(bucket: string, usage: CurrentUsage): void {
+  /** The partition's current lease: the stored one when this batch continues where the store's view ends, else a new one. */
+  private async lease(position?: BatchPosition): Promise<string> {
+    if (!position) return randomUUID();
+    const mark = await this.local.mark(position.partition);
+    return mark && mark.nextOffset === position.firstOffset ? mark.lease : randomUUID();
+  }
+
+  /** Each touched window's base sums (local, or rebuilt from Cassandra) and its events not yet counted. */
+  private async build(touched: Touched[], lease: string): Promise<Built[]> {
+    const stored = await this.local.windows(touched);
+    const built: Built[] = touched.map((t, i) => {
+      const w = stored[i];
+      const trusted = w !== undefined && w.lease === lease;
+      return { ...t, base: trusted ? w : { bytes: 0, objects: 0, events: 0 }, rebuilt: !trusted, fresh: [], ...(w ? { previous: w } : {}) };
+    });
+    const local = built.filter((b) => !b.rebuilt);
+    const keys = local.flatMap((b) => b.events.map((e) => eventKey(b.bucketId, b.start, e.eventId)));
+    const seen = await this.local.seen(keys);
+    let i = 0;
+    for (const b of local) for (const e of b.events) if (!seen[i++]) b.fresh.push(e);
+    await this.parallel(
+      built.filter((b) => b.rebuilt),
+      async (b) => {
+        const stored = await this.aggregates.windowEvents(b.bucketId, new Date(b.start));
+        const ids = new Set(stored.ids);
+        b.base = { bytes: stored.bytes, objects: stored.objects, events: stored.events };
+        b.fresh = b.events.filter((e) => !ids.has(e.eventId));
+        b.storedIds = stored.ids;
+        this.metrics.windowsRecomputed.inc();
+      },
+    );
+    return built;
+  }
+
+  private async advanceTotals(built: Built[]): Promise<void> {
+    const closedTo = lastClosedWindow(this.clock.now()).getTime() + WINDOW_MS;
+    const byBucket = new Map<string, Built[]>();
+    for (const b of built) byBucket.set(b.bucketId, [...(byBucket.get(b.bucketId) ?? []), b]);
+    await this.parallel([...byBucket.values()], async (windows) => {
+      const { bucketId, bucket } = windows[0];
+      const changed = windows.filter((w) => w.rebuilt || w.fresh.length > 0);
+      const advancedTo = this.advancedTo.get(bucketId);
+      const stale =
+        advancedTo === undefined ||
+        advancedTo < closedTo ||
+        changed.some((w) => w.rebuilt || w.start < advancedTo);
+      if (stale) {
+        const usage = await this.totals.update(bucketId, changed.map((w) => new Date(w.start)));
+        this.advancedTo.set(bucketId, closedTo);
+        this.report(bucketId, bucket, usage);
+        return;
+      }
+      const g = this.gauges.get(bucketId) ?? { bytes: 0, objects: 0, events: 0 };
+      for (const w of changed)
+        for (const e of w.fresh) {
+          g.bytes += e.bytes;
+          g.objects += e.objects ?? 0;
+          g.events += 1;
+        }
+      this.report(bucketId, bucket, g);
+    });
+  }
+
+  private report(bucketId: string, bucket: string, usage: UsageSums): void {
+    this.gauges.set(bucketId, { bytes: usage.bytes, objects: usage.objects, events: usage.events });
     this.metrics.bucketBytes.set({ bucket }, usage.bytes);
     this.metrics.bucketObjects.set({ bucket }, usage.objects);
+  }
+
+  private async parallel<T>(items: readonly T[], fn: (item: T) => Promise<void>): Promise<void> {
+    let next = 0;
+    const worker = async () => {
+      while (next < items.length) await fn(items[next++]);
+    };
+    await Promise.all(Array.from({ length: Math.min(this.concurrency, items.length) }, worker));
   }
 }

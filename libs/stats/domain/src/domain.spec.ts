@@ -7,6 +7,7 @@ import {
   EVENT_LAYOUTS,
   lastClosedWindow,
   mergeSorted,
+  nextRunAt,
   remainingTtlSeconds,
   shardOf,
   windowStart,
@@ -109,5 +110,14 @@ describe('mergeSorted', () => {
       })();
     for await (const v of mergeSorted([source(1), source(2)], (a, b) => a - b)) if (v === 1) break;
     expect(closed.sort()).toEqual([1, 2]);
+  });
+});
+
+describe(nextRunAt.name, () => {
+  it('runs at the worker offset plus whole intervals, strictly after now', () => {
+    expect(nextRunAt(1_000, 300, 70)).toBe(1_270);
+    expect(nextRunAt(1_270, 300, 70)).toBe(1_570);
+    expect(nextRunAt(1_269, 300, 70)).toBe(1_270);
+    expect(nextRunAt(0, 300, 299)).toBe(299);
   });
 });

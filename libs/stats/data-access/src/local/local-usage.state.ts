@@ -1,0 +1,266 @@
+import { mkdir, readdir, rm, stat } from 'fs/promises';
+import { join } from 'path';
+import { ClassicLevel } from 'classic-level';
+import {
+  eventsEnd,
+  eventsStart,
+  indexEnd,
+  indexKey,
+  LocalWindow,
+  parseIndexKey,
+  parsePendingKey,
+  partitionKey,
+  PartitionMark,
+  pendingKey,
+  PREFIX_END,
+  windowKey,
+} from './local-usage.entity';
+
+/** A window a batch wrote, with the value it read before (none: new or rebuilt). */
+export interface WindowWrite {
+  window: LocalWindow;
+  /** The value the batch read before building on it; the commit refuses when it changed meanwhile. */
+  previous?: LocalWindow;
+  /** Rebuilt from Cassandra: its old dedup entries are replaced by `events`, whatever they were. */
+  rebuilt: boolean;
+}
+
+/** One batch's change of the local state, written atomically (one LevelDB write batch). */
+export interface LocalCommit {
+  windows: WindowWrite[];
+  /** Dedup entries (eventKey) to add. */
+  events: string[];
+  marks: [number, PartitionMark][];
+}
+
+/** Bytes of the directory's files the filter keeps; a file LevelDB deletes meanwhile counts 0. */
+async function filesSize(dir: string, keep: (name: string) => boolean): Promise<number> {
+  let bytes = 0;
+  for (const f of await readdir(dir))
+    if (keep(f)) bytes += (await stat(join(dir, f)).catch(() => ({ size: 0 }))).size;
+  return bytes;
+}
+
+/** Removes the previous info log, which LevelDB keeps as `LOG.old` when it opens. */
+async function rmLog(dir: string): Promise<void> {
+  await rm(join(dir, 'LOG.old'), { force: true });
+}
+
+/** A window read, then changed by someone else (a cleanup) before the batch committed: the batch is retried. */
+export class LocalStateConflictError extends Error {
+  constructor(key: string) {
+    super(`local window ${key} changed while a batch built on it; the batch is redelivered`);
+    this.name = LocalStateConflictError.name;
+  }
+}
+
+/**
+ * The stats app's local state (seed 001) in an embedded LSM store (LevelDB via classic-level):
+ * open 5-minute windows with their absolute sums, the event-id dedup entries of each window, the
+ * timestamp index, and each partition's continuity mark (layout: local-usage.entity.ts).
+ *
+ * Writes of a batch and each bounded step of a cleanup run one at a time (an async lock), so a
+ * cleanup never deletes entries a batch is adding; a step holds the lock for at most one bounded
+ * delete batch, which bounds how long it can hold up consumption.
+ */
+export class LocalUsageState {
+  private lock: Promise<unknown> = Promise.resolve();
+  /** Set while the store is closed and opened again (see `rotateLogs`): reads wait for it. */
+  private reopening?: Promise<void>;
+  private reads = 0;
+  private readsDrained?: () => void;
+  private windowCount = 0;
+  private eventCount = 0;
+
+  private constructor(
+    private readonly db: ClassicLevel<string, string>,
+    readonly dir: string,
+  ) {}
+
+  /**
+   * Opens (creating) the store in `dir` and counts its entries. `writeBufferSize`: bytes LevelDB
+   * keeps in its log and memtable before writing a table file (LevelDB's default, 4 MiB, unless set).
+   */
+  static async open(dir: string, options: { writeBufferSize?: number } = {}): Promise<LocalUsageState> {
+    await mkdir(dir, { recursive: true });
+    const db = new ClassicLevel<string, string>(dir, { keyEncoding: 'utf8', valueEncoding: 'utf8', ...options });
+    await db.open();
+    const sut = new LocalUsageState(db, dir);
+    for await (const key of db.keys({ gte: 't|', lt: `t|${PREFIX_END}` })) {
+      const { bucketId, start } = parseIndexKey(key);
+      const w = await sut.window(bucketId, start);
+      sut.windowCount++;
+      sut.eventCount += w?.events ?? 0;
+    }
+    return sut;
+  }
+
+  /** Entries now: windows (sums) and their dedup entries. */
+  get entries(): { windows: number; events: number } {
+    return { windows: this.windowCount, events: this.eventCount };
+  }
+
+  close(): Promise<void> {
+    return this.db.close();
+  }
+
+  /** The windows' stored values, in order (undefined: none). */
+  async windows(keys: readonly { bucketId: string; start: number }[]): Promise<(LocalWindow | undefined)[]> {
+    const values = await this.read(() => this.db.getMany(keys.map((k) => windowKey(k.bucketId, k.start))));
+    return values.map((v) => (v === undefined ? undefined : (JSON.parse(v) as LocalWindow)));
+  }
+
+  private async window(bucketId: string, start: number): Promise<LocalWindow | undefined> {
+    return (await this.windows([{ bucketId, start }]))[0];
+  }
+
+  /** For each dedup key, whether it is stored. */
+  async seen(keys: readonly string[]): Promise<boolean[]> {
+    if (keys.length === 0) return [];
+    return (await this.read(() => this.db.getMany([...keys]))).map((v) => v !== undefined);
+  }
+
+  /** A partition's continuity mark. */
+  async mark(partition: number): Promise<PartitionMark | undefined> {
+    const v = await this.read(() => this.db.get(partitionKey(partition)));
+    return v === undefined ? undefined : (JSON.parse(v) as PartitionMark);
+  }
+
+  /** Writes one batch's change atomically; refuses (LocalStateConflictError) when a window it built on changed. */
+  commit(c: LocalCommit): Promise<void> {
+    return this.exclusive(async () => {
+      const stored = await this.windows(c.windows.map((w) => w.window));
+      c.windows.forEach((w, i) => {
+        const now = stored[i];
+        if (!w.rebuilt && (now?.touchedAt !== w.previous?.touchedAt || now?.lease !== w.previous?.lease))
+          throw new LocalStateConflictError(windowKey(w.window.bucketId, w.window.start));
+      });
+      for (const w of c.windows)
+        if (w.rebuilt) await this.db.clear({ gte: eventsStart(w.window.bucketId, w.window.start), lt: eventsEnd(w.window.bucketId, w.window.start) });
+      const batch = this.db.batch();
+      c.windows.forEach((w, i) => {
+        const { bucketId, start } = w.window;
+        const old = stored[i];
+        if (old) batch.del(indexKey(old.touchedAt, bucketId, start));
+        else this.windowCount++;
+        this.eventCount += w.window.events - (old?.events ?? 0);
+        batch.put(windowKey(bucketId, start), JSON.stringify(w.window));
+        batch.put(indexKey(w.window.touchedAt, bucketId, start), '');
+      });
+      for (const k of c.events) batch.put(k, '');
+      for (const [p, m] of c.marks) batch.put(partitionKey(p), JSON.stringify(m));
+      await batch.write();
+    });
+  }
+
+  /** Index keys of windows last written before `cutoffMs`, oldest first, at most `limit`. */
+  async expired(cutoffMs: number, limit: number): Promise<string[]> {
+    return this.read(() => this.db.keys({ gte: 't|', lt: indexEnd(cutoffMs), limit }).all());
+  }
+
+  /** When the least recently written window was written (ms), if any. */
+  async oldestTouchedAt(): Promise<number | undefined> {
+    const [first] = await this.read(() => this.db.keys({ gte: 't|', lt: `t|${PREFIX_END}`, limit: 1 }).all());
+    return first === undefined ? undefined : parseIndexKey(first).touchedAt;
+  }
+
+  /**
+   * First step of a window's cascade deletion: removes its sums and index entry and records it as
+   * pending, in one write. An index entry that no longer matches its window is only removed.
+   */
+  evict(index: string): Promise<void> {
+    return this.exclusive(async () => {
+      const { touchedAt, bucketId, start } = parseIndexKey(index);
+      const w = await this.window(bucketId, start);
+      const batch = this.db.batch().del(index);
+      if (w && w.touchedAt === touchedAt) {
+        batch.del(windowKey(bucketId, start)).put(pendingKey(bucketId, start), '');
+        this.windowCount--;
+        this.eventCount -= w.events;
+      }
+      await batch.write();
+    });
+  }
+
+  /** Windows whose dedup entries are still being deleted, at most `limit`. */
+  async pending(limit: number): Promise<string[]> {
+    return this.read(() => this.db.keys({ gte: 'x|', lt: `x|${PREFIX_END}`, limit }).all());
+  }
+
+  /**
+   * Deletes at most `limit` dedup entries of a pending window; returns how many, 0 when none was
+   * left (then the pending mark is removed too). A window written again meanwhile (rebuilt by a
+   * batch) owns its entries again: the mark is dropped and nothing is deleted.
+   */
+  deleteEvents(pending: string, limit: number): Promise<number> {
+    return this.exclusive(async () => {
+      const { bucketId, start } = parsePendingKey(pending);
+      if (await this.window(bucketId, start)) {
+        await this.db.del(pending);
+        return 0;
+      }
+      const keys = await this.db
+        .keys({ gte: eventsStart(bucketId, start), lt: eventsEnd(bucketId, start), limit })
+        .all();
+      if (keys.length === 0) {
+        await this.db.del(pending);
+        return 0;
+      }
+      await this.db.batch(keys.map((key) => ({ type: 'del' as const, key })));
+      return keys.length;
+    });
+  }
+
+  /** LevelDB's compaction over every key, so that the space of deleted entries is freed. */
+  compact(): Promise<void> {
+    return this.db.compactRange('\u0000', PREFIX_END);
+  }
+
+  /** Bytes of the store's files on disk. */
+  async sizeOnDisk(): Promise<number> {
+    return filesSize(this.dir, () => true);
+  }
+
+  /**
+   * LevelDB appends to its info log (`LOG`) and its `MANIFEST` for as long as it stays open, a
+   * line per compaction, and starts both afresh only when opened. Past `maxBytes` together, the
+   * store is closed and opened again (batches wait for it, reads too); returns whether it was.
+   */
+  async rotateLogs(maxBytes: number): Promise<boolean> {
+    const bytes = await filesSize(this.dir, (f) => f === 'LOG' || f === 'LOG.old' || f.startsWith('MANIFEST-'));
+    if (bytes <= maxBytes) return false;
+    await this.exclusive(async () => {
+      let reopened!: () => void;
+      this.reopening = new Promise<void>((resolve) => (reopened = resolve));
+      try {
+        if (this.reads > 0) await new Promise<void>((resolve) => (this.readsDrained = resolve));
+        await this.db.close();
+        await this.db.open();
+        await rmLog(this.dir);
+      } finally {
+        this.reopening = undefined;
+        reopened();
+      }
+    });
+    return true;
+  }
+
+  private async read<T>(fn: () => Promise<T>): Promise<T> {
+    while (this.reopening) await this.reopening;
+    this.reads++;
+    try {
+      return await fn();
+    } finally {
+      if (--this.reads === 0 && this.readsDrained) {
+        this.readsDrained();
+        this.readsDrained = undefined;
+      }
+    }
+  }
+
+  private exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.lock.then(fn, fn);
+    this.lock = run.catch(() => undefined);
+    return run;
+  }
+}
