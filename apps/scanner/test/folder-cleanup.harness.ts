@@ -19,7 +19,7 @@ import { FolderCandidate, QueueName } from '@ostore/queue/contracts';
 import { QueueProducer } from '@ostore/queue/data-access';
 import { createS3Core, S3Core } from '@ostore/s3/core';
 import { CassandraClient } from '@ostore/shared/cassandra';
-import { SystemClock } from '@ostore/shared/clock';
+import { Clock, SystemClock } from '@ostore/shared/clock';
 import { FakeClock } from '@ostore/shared/clock/testing';
 import { JsonLogger, MetricsRegistry } from '@ostore/shared/observability';
 import { InMemoryBlockManager } from '@ostore/storage/blocks/testing';
@@ -73,6 +73,8 @@ export async function scannerCleanup(opts: {
   source: string;
   settings?: Partial<FolderCleanupSettings>;
   maxPerParent?: number;
+  /** The filter build's clock (default: `clock`). */
+  buildClock?: Clock;
   /** Overrides the node's spans and the expected host count (two "scanners" over halves of one node). */
   ring?: (local: LocalRing) => LocalRing;
 }): Promise<ScannerCleanup> {
@@ -83,7 +85,7 @@ export async function scannerCleanup(opts: {
   const registry = new MetricsRegistry('scanner', false);
   const metrics = new ScannerFolderMetrics(registry);
   const repo = new FolderFilterRepository(opts.db);
-  const build = new FilterBuildJob(leafSources(client), repo, { fetchSize: 100, chunkBytes: 4096, rowsPerSecond: 0 }, opts.clock, metrics, silent);
+  const build = new FilterBuildJob(leafSources(client), repo, { fetchSize: 100, chunkBytes: 4096, rowsPerSecond: 0 }, opts.buildClock ?? opts.clock, metrics, silent);
   const scan = new FolderScanJob(
     folderSources(client as Client),
     repo,

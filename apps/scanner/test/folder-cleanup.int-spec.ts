@@ -1,6 +1,7 @@
 import { FolderCandidate } from '@ostore/queue/contracts';
 import { S3Core } from '@ostore/s3/core';
 import { CassandraClient } from '@ostore/shared/cassandra';
+import { Clock } from '@ostore/shared/clock';
 import { FakeClock } from '@ostore/shared/clock/testing';
 import { cassandraOptions } from '@ostore/testing';
 import {
@@ -164,6 +165,32 @@ describe('empty-directory cleanup (Cassandra)', () => {
       .sort();
     const empty = Array.from({ length: 20 }, (_, i) => `d${2 * i}/`).sort();
     expect(judged).toEqual(empty); // each exactly once; the kept ones (in the other host's half too) never
+  });
+
+  it('a build that ends after the interval and the max age is still judged, and only then the next generation opens', async () => {
+    const id = await bucket('folders-slow');
+    await put(core, 'folders-slow', 'gone/k', 'x');
+    await core.objects.delete('folders-slow', 'gone/k', alice);
+    const split = (half: 0 | 1) => (local: { spans: readonly { start: bigint; end: bigint }[] }) => ({ spans: halves(local.spans)[half], expectedHosts: 2 });
+    const settings = { maxAgeMs: INTERVAL_MS };
+    /** The slow host's build reads the shared clock and moves it 1.5 intervals at its start and at its end. */
+    const slowBuild = new (class extends Clock {
+      now(): Date {
+        clock.advance(1.5 * INTERVAL_MS);
+        return clock.now();
+      }
+    })();
+    const fast = await cleanup('fast', { ring: split(0), settings });
+    const slow = await cleanup('slow', { ring: split(1), settings, buildClock: slowBuild });
+    clock.advance(INTERVAL_MS);
+    const built = await fast.cycle.tick(fast.ring, never);
+    if (built.kind !== 'built') throw new Error(`not built: ${built.kind}`);
+    expect(await slow.cycle.tick(slow.ring, never)).toEqual(built); // completed three intervals after the opening
+    expect(await fast.cycle.tick(fast.ring, never)).toMatchObject({ kind: 'scanned', generation: built.generation });
+    expect(await slow.cycle.tick(slow.ring, never)).toMatchObject({ kind: 'scanned', generation: built.generation });
+    expect(producer.take().filter((c) => c.bucketId === id && c.kind === 'object').map((c) => c.parent + c.name)).toEqual(['gone/']);
+    clock.advance(INTERVAL_MS);
+    expect(await fast.cycle.tick(fast.ring, never)).toEqual({ kind: 'built', generation: built.generation + 1 });
   });
 
   it('a parent with many empty children is cleaned a bounded number per pass', async () => {

@@ -12,7 +12,7 @@ export const FOLDER_CLEANUP_ENV = {
   FOLDER_FILTER_FALSE_POSITIVE_RATE: z.coerce.number().gt(0).lt(0.5).default(0.01),
   /** The smallest directory count a generation is sized for. */
   FOLDER_FILTER_MIN_DIRECTORIES: envVar.int(100_000, 1, 1_000_000_000),
-  /** A generation opened longer ago than this is stale and not used (0: twice the interval). */
+  /** A generation whose filter became complete longer ago than this is stale and not used (0: twice the interval). */
   FOLDER_FILTER_MAX_AGE_SECONDS: envVar.int(0, 0, 60 * 86400),
   /** Bytes per stored filter chunk (a multiple of 4). */
   FOLDER_FILTER_CHUNK_BYTES: envVar.int(1024 * 1024, 4096, 16 * 1024 * 1024).refine((n) => n % 4 === 0, 'must be a multiple of 4'),

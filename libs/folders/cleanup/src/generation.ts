@@ -21,6 +21,8 @@ export interface HostFilter {
   readonly chunks: number;
   /** Keys the build read. */
   readonly keys: number;
+  /** When the build stored its last chunk (set once complete). */
+  readonly completedAt?: Date;
 }
 
 /** Why the folder scan does not use a generation (and publishes nothing). */
@@ -30,15 +32,27 @@ export type FilterSkip = 'missing' | 'incomplete' | 'stale' | 'saturated';
 export interface FilterUseSettings {
   /** Hosts (Cassandra nodes) whose filters must all be complete. */
   readonly expectedHosts: number;
-  /** A generation opened longer ago than this is stale. */
+  /** A generation whose filter became complete longer ago than this is stale. */
   readonly maxAgeMs: number;
+}
+
+/**
+ * When the combined filter of a generation became usable: the completion of the last of its
+ * hosts' builds (the opening, for a host row written before completions were recorded).
+ */
+export function completedAtOf(generation: FilterGeneration, hosts: readonly HostFilter[]): number {
+  let at = generation.createdAt.getTime();
+  for (const h of hosts) if (h.generation === generation.generation && h.complete && h.completedAt) at = Math.max(at, h.completedAt.getTime());
+  return at;
 }
 
 /**
  * Whether the folder scan may judge directories by `generation`: it must exist, every expected host
  * must have completed its build (a missing host's keys would make its directories look empty) and
  * it must not be stale (an old filter misses nothing that still exists, but a cleanup should act
- * on a recent picture). Saturation is judged on the combined filter (isSaturated). A skip never
+ * on a recent picture). Staleness counts from the moment the combined filter became complete
+ * (completedAtOf), not from the generation's opening: a build slower than the max age must not
+ * make every pass skip. Saturation is judged on the combined filter (isSaturated). A skip never
  * deletes anything: directories wait for the next generation.
  */
 export function filterSkipOf(
@@ -50,6 +64,6 @@ export function filterSkipOf(
   if (generation === undefined) return 'missing';
   const complete = hosts.filter((h) => h.generation === generation.generation && h.complete);
   if (complete.length < s.expectedHosts) return 'incomplete';
-  if (nowMs - generation.createdAt.getTime() > s.maxAgeMs) return 'stale';
+  if (nowMs - completedAtOf(generation, complete) > s.maxAgeMs) return 'stale';
   return undefined;
 }

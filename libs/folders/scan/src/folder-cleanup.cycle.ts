@@ -20,9 +20,9 @@ import { FolderScanJob } from './folder-scan.job';
 export interface FolderCleanupSettings extends SaturationSettings {
   /** This scanner's identity (its rows in the filter tables). */
   readonly source: string;
-  /** Time from the opening of one generation to the next. */
+  /** Time from the opening of one generation to the next (at the earliest: see FolderCleanupCycle). */
   readonly intervalMs: number;
-  /** A generation opened longer ago than this is not used (stale). */
+  /** A generation whose filter became complete longer ago than this is not used (stale). */
   readonly maxAgeMs: number;
 }
 
@@ -46,7 +46,10 @@ export type TickOutcome =
  * One step of the empty-directory cleanup of one scanner (seed 000), safe to repeat:
  *
  * 1. When the newest generation is older than the interval (or there is none), open the next one
- *    (compare-and-set, so all scanners agree on its shape), sized from what the last one saw:
+ *    (compare-and-set, so all scanners agree on its shape), unless this scanner has completed its
+ *    build of the newest one and not judged it yet: a build slower than the interval still gets
+ *    its pass instead of being overtaken by the next generation forever. The next one is sized
+ *    from what the last one saw:
  *    the directories the folder scans counted, or the elements its combined filter held when it
  *    saturated (resized, never used).
  * 2. Build this host's filter of the newest generation unless it is complete.
@@ -113,6 +116,9 @@ export class FolderCleanupCycle {
     const latest = await this.repo.latestGeneration();
     if (latest && this.clock.nowMs() - latest.createdAt.getTime() < s.intervalMs) return latest;
     const passes = latest ? await this.repo.passes(latest.generation) : [];
+    if (latest && !passes.some((p) => p.source === s.source) && (await this.repo.hosts(latest.generation)).some((h) => h.source === s.source && h.complete)) {
+      return latest; // built but not judged yet (a build slower than the interval, or waiting for another host)
+    }
     const counted = passes.reduce((n, p) => n + p.stat.checked, 0);
     const held = Math.max(0, ...passes.map((p) => p.stat.estimatedElements ?? 0));
     // a generation no pass judged (stale, incomplete) says nothing about size: keep its capacity

@@ -7,7 +7,6 @@ export type FilterGenerationRow = FilterGeneration;
 export interface HostFilterRow extends HostFilter {
   readonly setBits: number;
   readonly startedAt: Date;
-  readonly completedAt?: Date;
 }
 
 /** What one scanner's folder scan did with one generation (`folder_cleanup_passes.stat`). */

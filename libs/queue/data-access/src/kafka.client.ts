@@ -72,10 +72,22 @@ export class KafkaClient {
     return topic;
   }
 
+  /**
+   * The topic's partition count. Right after a creation (here or by another process) a broker's
+   * metadata can still answer UNKNOWN_TOPIC_OR_PARTITION: asked again, with a growing pause, up to
+   * ten times, instead of failing the caller's boot.
+   */
   async partitionCount(topic: string): Promise<number> {
     const admin = await this.admin();
-    const meta = await admin.fetchTopicMetadata({ topics: [topic] });
-    return meta.topics[0]?.partitions.length ?? 0;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const meta = await admin.fetchTopicMetadata({ topics: [topic] });
+        return meta.topics[0]?.partitions.length ?? 0;
+      } catch (e) {
+        if ((e as { type?: string }).type !== 'UNKNOWN_TOPIC_OR_PARTITION' || attempt >= 10) throw e;
+        await new Promise((r) => setTimeout(r, 200 * attempt));
+      }
+    }
   }
 
   /** True when the cluster answers a metadata request now. */
