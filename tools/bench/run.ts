@@ -22,6 +22,8 @@ const LIFECYCLE_BENCHES: Record<string, () => Promise<{ main(argv: string[]): Pr
   'lifecycle-scan': () => import('./lifecycle/scan-run'),
   'lifecycle-apply': () => import('./lifecycle/apply-run'),
   'lifecycle-wide-directory': () => import('./lifecycle/wide-directory-run'),
+  'count-requests': () => import('./peer/count-run'),
+  'vs-minio': () => import('./peer/versus-run'),
 };
 
 async function gatewayBench(argv: string[]): Promise<number> {

@@ -65,7 +65,7 @@ export class GatewayProcess {
     return this.tailText;
   }
 
-  async start(readyTimeoutMs = 120_000): Promise<void> {
+  async start(readyTimeoutMs = 300_000): Promise<void> {
     const o = this.options;
     this.s3Port = await freePort();
     this.managementPort = await freePort();

@@ -87,7 +87,9 @@ export interface WarpTarget {
 }
 
 export interface WarpRunOptions {
-  op: 'put' | 'get';
+  /** mixed: GET/PUT at `getPercent` % GETs over `objects` uploaded first (no DELETE, no STAT). */
+  op: 'put' | 'get' | 'mixed';
+  getPercent?: number;
   bucket: string;
   objectSize: string; // warp syntax, e.g. 4KiB
   concurrent: number;
@@ -118,7 +120,11 @@ export function warpArgs(t: WarpTarget, o: WarpRunOptions): string[] {
     '--no-color',
     '--benchdata', o.benchdata,
   ];
-  if (o.op === 'get' && o.objects) args.push('--objects', String(o.objects));
+  if (o.op !== 'put' && o.objects) args.push('--objects', String(o.objects));
+  if (o.op === 'mixed') {
+    const get = o.getPercent ?? 70;
+    args.push('--get-distrib', String(get), '--put-distrib', String(100 - get), '--delete-distrib', '0', '--stat-distrib', '0');
+  }
   if (o.disableMultipart) args.push('--disable-multipart');
   if (o.unsignedPayload) args.push('--disable-sha256-payload');
   return args;

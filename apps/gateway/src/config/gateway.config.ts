@@ -9,6 +9,8 @@ const adminToken = z.string().min(16, 'must be at least 16 characters');
 const schema = baseEnvSchema
   .extend({
     MANAGEMENT_PORT: envVar.port(9100),
+    /** Gateway processes sharing the S3 socket (node:cluster); 1: this process serves alone. */
+    GATEWAY_WORKERS: envVar.int(1, 1, 64),
     S3_HOST: envVar.string('0.0.0.0'),
     S3_PORT: envVar.port(9000),
     S3_REGION: envVar.string('us-east-1'),
@@ -87,6 +89,8 @@ const schema = baseEnvSchema
 
 /** The gateway's configuration, validated once at boot. */
 export interface GatewayConfig extends BaseConfig {
+  /** GATEWAY_WORKERS: above 1, a node:cluster primary forks this many gateway workers (see runClusterPrimary). */
+  workers: number;
   s3: {
     host: string;
     port: number;
@@ -117,6 +121,7 @@ export function loadGatewayConfig(env: Record<string, string | undefined> = proc
   const parsed = parseEnv(schema, env);
   return {
     ...toBaseConfig('gateway', parsed, parsed.MANAGEMENT_PORT),
+    workers: parsed.GATEWAY_WORKERS,
     s3: {
       host: parsed.S3_HOST,
       port: parsed.S3_PORT,

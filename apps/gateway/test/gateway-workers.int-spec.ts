@@ -1,0 +1,103 @@
+import { readFileSync } from 'fs';
+import { Agent } from 'http';
+import { CreateBucketCommand, GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { NodeHttpHandler } from '@smithy/node-http-handler';
+import { AppProcess, appEnv, freshCluster, freshKeyspace, metricSum, waitFor } from '@ostore/testing';
+import { bodyText } from './s3-test-helpers';
+
+const base = 25000 + Math.floor(Math.random() * 1000) * 3;
+const S3_PORT = base;
+const MANAGEMENT_PORT = base + 1;
+const KEY_ID = 'WORKERSTESTKEY0000001';
+const SECRET = 'workers-test-secret-0123456789';
+
+function childrenOf(pid: number): number[] {
+  const text = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim();
+  return text ? text.split(/\s+/).map(Number) : [];
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * GATEWAY_WORKERS=2 (main.ts as deployed): two worker processes share the S3 port, the
+ * management port's /metrics is the sum over both, a worker that dies is replaced, and SIGTERM
+ * stops the primary and every worker.
+ */
+describe('the gateway with GATEWAY_WORKERS=2', () => {
+  const keyspace = freshKeyspace('workers');
+  let gw: AppProcess;
+  let s3: S3Client;
+  const mgmt = `http://127.0.0.1:${MANAGEMENT_PORT}`;
+
+  beforeAll(async () => {
+    gw = new AppProcess('gateway', {
+      ...appEnv(keyspace, freshCluster('workers')),
+      GATEWAY_WORKERS: '2',
+      S3_HOST: '127.0.0.1',
+      S3_PORT: String(S3_PORT),
+      MANAGEMENT_HOST: '127.0.0.1',
+      MANAGEMENT_PORT: String(MANAGEMENT_PORT),
+      S3_BOOTSTRAP_USER: 'workers',
+      S3_BOOTSTRAP_ACCESS_KEY_ID: KEY_ID,
+      S3_BOOTSTRAP_SECRET_ACCESS_KEY: SECRET,
+      USAGE_DELTAS: 'off',
+      SHUTDOWN_TIMEOUT_MS: '15000',
+    }).start();
+    await waitFor('the workers to be ready', async () => ((await fetch(`${mgmt}/health/ready`)).status === 200 ? true : undefined), 120_000, 500);
+    s3 = new S3Client({
+      endpoint: `http://127.0.0.1:${S3_PORT}`,
+      region: 'us-east-1',
+      credentials: { accessKeyId: KEY_ID, secretAccessKey: SECRET },
+      forcePathStyle: true,
+      // many connections: the primary hands each new one to the next worker
+      requestHandler: new NodeHttpHandler({ httpAgent: new Agent({ keepAlive: true, maxSockets: 8 }) }),
+    });
+  }, 180_000);
+  afterAll(async () => {
+    s3?.destroy();
+    await gw?.stop();
+  });
+
+  it('serves S3 from both workers and sums their metrics', async () => {
+    expect(childrenOf(gw.pid!)).toHaveLength(2);
+    await s3.send(new CreateBucketCommand({ Bucket: 'workers' }));
+    const keys = Array.from({ length: 40 }, (_, i) => `k/${i}`);
+    await Promise.all(keys.map((Key) => s3.send(new PutObjectCommand({ Bucket: 'workers', Key, Body: `body of ${Key}` }))));
+    const bodies = await Promise.all(keys.map(async (Key) => bodyText((await s3.send(new GetObjectCommand({ Bucket: 'workers', Key }))).Body)));
+    expect(bodies).toEqual(keys.map((k) => `body of ${k}`));
+    // one `ostore_app_info` gauge of 1 per worker: the sum says both answered the scrape
+    expect(await metricSum(mgmt, 'ostore_app_info')).toBe(2);
+    const text = await (await fetch(`${mgmt}/metrics`)).text();
+    const puts = text
+      .split('\n')
+      .filter((l) => l.startsWith('ostore_s3_requests_total') && l.includes('operation="PutObject"'))
+      .reduce((sum, l) => sum + Number(l.split(' ').pop()), 0);
+    expect(puts).toBe(40);
+  });
+
+  it('replaces a worker that dies, and stops every worker on SIGTERM', async () => {
+    const [victim, other] = childrenOf(gw.pid!);
+    process.kill(victim, 'SIGKILL');
+    const replaced = await waitFor(
+      'a replacement worker',
+      async () => {
+        const now = childrenOf(gw.pid!);
+        return now.length === 2 && !now.includes(victim) ? now : undefined;
+      },
+      60_000,
+      200,
+    );
+    expect(replaced).toContain(other);
+    await waitFor('both workers to answer /metrics', async () => ((await metricSum(mgmt, 'ostore_app_info')) === 2 ? true : undefined), 60_000, 500);
+    gw.signal('SIGTERM');
+    expect(await gw.waitForExit(40_000)).toEqual({ code: 0, signal: null });
+    expect(replaced.filter(alive)).toEqual([]);
+  }, 150_000);
+});

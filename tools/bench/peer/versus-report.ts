@@ -1,0 +1,121 @@
+import { writeFileSync } from 'fs';
+import { join } from 'path';
+import { Bench, localDate, WORK_DIR } from '../harness/bench';
+import { gitCommit, machineInfo } from '../lib/machine';
+
+/** The two systems of the side-by-side bench. */
+export type PeerName = 'OStore' | 'MinIO';
+
+/** One phase of one round against one peer. */
+export interface PhaseRun {
+  peer: PeerName;
+  round: number;
+  phase: string;
+  client: 'warp' | 'aws-sdk';
+  /** 1-minute load average when the phase ended. */
+  loadavg: number;
+  requests: number;
+  errors: number;
+  seconds: number;
+  opsPerSec: number;
+  mibPerSec: number;
+  p50Ms?: number;
+  p99Ms?: number;
+  /** CPU seconds per process over the measured window. */
+  cpuSec: Record<string, number>;
+}
+
+const TITLES: Record<string, { title: string; goal?: number }> = {
+  put4k: { title: '4 KiB PUT, 32 clients (warp)', goal: 1.0 },
+  get4k: { title: '4 KiB GET, 32 clients (warp)', goal: 0.7 },
+  mixed: { title: '4 KiB mixed 70 % GET / 30 % PUT, 32 clients (warp)' },
+  put64m: { title: '64 MiB PUT, 4 clients (warp)', goal: 1.0 },
+  get64m: { title: '64 MiB GET, 4 clients (warp)', goal: 1.0 },
+  list: { title: 'ListObjectsV2 page of 1,000 keys in a directory of the listing size, 4 clients (aws-sdk)', goal: 1 / 1.5 },
+  delete: { title: 'DeleteObjects of 1,000 keys, one request at a time (aws-sdk)', goal: 1 / 1.5 },
+};
+
+/** Processes whose CPU counts for a peer. */
+const PROCESSES: Record<PeerName, string[]> = { OStore: ['gateway', 'cassandra', 'kafka'], MinIO: ['minio'] };
+
+function median(xs: number[]): number {
+  const s = xs.filter(Number.isFinite).sort((a, b) => a - b);
+  if (s.length === 0) return NaN;
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+const f = (x: number, d = 1) => (Number.isFinite(x) ? x.toFixed(d) : '—');
+
+/** CPU ms per operation of each process of a run (and the client). */
+function cpuMsPerOp(r: PhaseRun): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const name of [...PROCESSES[r.peer], 'client']) out[name] = ((r.cpuSec[name] ?? NaN) * 1000) / r.requests;
+  return out;
+}
+
+/** The medians and ratios of every phase measured so far, as Markdown. */
+export function renderVersus(runs: PhaseRun[]): string[] {
+  const md: string[] = [
+    '| phase | OStore ops/s | MinIO ops/s | OStore MiB/s | MinIO MiB/s | ratio of medians | median of round ratios | goal | rounds |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+  ];
+  const cpu: string[] = [
+    '| phase | OStore: gateway | Cassandra | Kafka | OStore total | MinIO | client (OStore / MinIO) |',
+    '| --- | --- | --- | --- | --- | --- | --- |',
+  ];
+  for (const phase of Object.keys(TITLES)) {
+    const of = (p: PeerName) => runs.filter((r) => r.phase === phase && r.peer === p);
+    const o = of('OStore');
+    const m = of('MinIO');
+    if (o.length === 0 && m.length === 0) continue;
+    const rounds = [...new Set(o.map((r) => r.round))].filter((k) => m.some((x) => x.round === k));
+    const roundRatios = rounds.map((k) => o.find((r) => r.round === k)!.opsPerSec / m.find((r) => r.round === k)!.opsPerSec);
+    const ratio = median(o.map((r) => r.opsPerSec)) / median(m.map((r) => r.opsPerSec));
+    const goal = TITLES[phase].goal;
+    const verdict = goal === undefined ? '—' : `≥ ${goal.toFixed(2)}: ${median(roundRatios) >= goal ? 'PASS' : 'FAIL'}`;
+    md.push(
+      `| ${TITLES[phase].title} | ${f(median(o.map((r) => r.opsPerSec)))} | ${f(median(m.map((r) => r.opsPerSec)))} | ${f(median(o.map((r) => r.mibPerSec)))} | ${f(median(m.map((r) => r.mibPerSec)))} | ${f(ratio, 2)} | ${f(median(roundRatios), 2)} (${roundRatios.map((x) => f(x, 2)).join(', ')}) | ${verdict} | ${rounds.length} |`,
+    );
+    const oc = o.map(cpuMsPerOp);
+    const mc = m.map(cpuMsPerOp);
+    const med = (rows: Record<string, number>[], k: string) => median(rows.map((r) => r[k]));
+    const total = median(oc.map((r) => r['gateway'] + r['cassandra'] + r['kafka']));
+    cpu.push(
+      `| ${phase} | ${f(med(oc, 'gateway'), 3)} | ${f(med(oc, 'cassandra'), 3)} | ${f(med(oc, 'kafka'), 3)} | ${f(total, 3)} | ${f(med(mc, 'minio'), 3)} | ${f(med(oc, 'client'), 3)} / ${f(med(mc, 'client'), 3)} |`,
+    );
+  }
+  return [...md, '', 'CPU ms per operation (medians over rounds; from /proc, each process with its children):', '', ...cpu];
+}
+
+/** Writes tools/bench/results/<date>-vs-minio.{md,json} (rewritten after every phase). */
+export function writeVersus(bench: Bench, tools: Record<string, string>, meta: { minio: string; options: unknown }, runs: PhaseRun[]): void {
+  const base = join(WORK_DIR, '..', 'results', `${localDate()}-vs-minio`);
+  const machine = machineInfo();
+  const g = gitCommit();
+  const commit = `${g.commit}${g.dirty ? ` + ${g.dirty} uncommitted files` : ''} (${g.subject})`;
+  writeFileSync(`${base}.json`, JSON.stringify({ machine, commit, command: bench.commandLine, tools, ...meta, runs }, null, 2) + '\n');
+  const md = [
+    '# OStore beside MinIO, one run, alternating',
+    '',
+    `Machine: ${machine.nproc} cores (${machine.cpuModel}), ${machine.memory}, ${machine.os}, node ${machine.node}, ${machine.java}.`,
+    `Commit ${commit}.`,
+    '',
+    '```sh',
+    bench.commandLine,
+    '```',
+    '',
+    `OStore: ${tools['gateway'] ?? ''}; ${tools['cassandra'] ?? 'Cassandra of the local stack'}. MinIO: ${meta.minio}, single node, single drive on the same disk. Options: \`${JSON.stringify(meta.options)}\`.`,
+    `Load average (1 min) at the end of each phase: ${runs.map((r) => r.loadavg.toFixed(1)).join(', ')}. Rounds alternate which peer goes first; ratios are OStore ÷ MinIO (> 1: OStore faster).`,
+    '',
+    ...renderVersus(runs),
+    '',
+    '## Every phase',
+    '',
+    '| round | phase | peer | client | requests | errors | s | ops/s | MiB/s | p50 ms | p99 ms | load |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+    ...runs.map((r) => `| ${r.round} | ${r.phase} | ${r.peer} | ${r.client} | ${r.requests} | ${r.errors} | ${f(r.seconds)} | ${f(r.opsPerSec)} | ${f(r.mibPerSec)} | ${f(r.p50Ms ?? NaN)} | ${f(r.p99Ms ?? NaN)} | ${f(r.loadavg)} |`),
+    '',
+  ];
+  writeFileSync(`${base}.md`, md.join('\n'));
+}

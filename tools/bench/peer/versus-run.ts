@@ -1,0 +1,192 @@
+/**
+ * `npm run bench -- vs-minio [--rounds 3] [--phase-duration 10s] [--list-objects 100000]
+ * [--only put4k,get4k,...] [gateway options]`: OStore's gateway (on the local stack) and a
+ * single-node MinIO on the same machine, driven by the same clients, phase by phase in alternating
+ * order (OStore first in odd rounds, MinIO first in even ones), with CPU per operation split by
+ * process. Results: tools/bench/results/<date>-vs-minio.{md,json} (see versus-report.ts).
+ */
+import { join } from 'path';
+import { loadavg } from 'os';
+import { S3Client } from '@aws-sdk/client-s3';
+import { Bench, log, REGION, WORK_DIR } from '../harness/bench';
+import { startEnvironment } from '../harness/environment';
+import { parseArgs } from '../lib/args';
+import { ensureBucket, sdkClient } from '../lib/sdk-load';
+import { parseDuration } from '../lib/units';
+import { findWarp, runWarp } from '../lib/warp';
+import { CpuTimeline } from './cpu-timeline';
+import { buildMinio, findMinio, MinioProcess, minioVersion } from './minio';
+import { deleteBatches, listLoop, putMany } from './peer-ops';
+import { PeerName, PhaseRun, writeVersus } from './versus-report';
+
+interface Peer {
+  name: PeerName;
+  endpoint: string;
+  host: string;
+  accessKey: string;
+  secretKey: string;
+  pids: Record<string, number | undefined>;
+  client: S3Client;
+  /** The big directory of the listing phase (uploaded once per peer). */
+  listKeys: string[];
+  mixedKeys: string[];
+}
+
+interface Options {
+  rounds: number;
+  phaseMs: number;
+  listObjects: number;
+  only?: string[];
+}
+
+const KiB = 1024;
+const MiB = 1024 * 1024;
+
+/** The phases, in the order each round runs them. */
+const PHASES = ['put4k', 'get4k', 'mixed', 'put64m', 'get64m', 'list', 'delete'] as const;
+type Phase = (typeof PHASES)[number];
+
+function takeOption(argv: string[], flag: string): string | undefined {
+  const i = argv.indexOf(flag);
+  if (i < 0) return undefined;
+  const v = argv[i + 1];
+  if (v === undefined || v.startsWith('--')) throw new Error(`${flag} needs a value`);
+  argv.splice(i, 2);
+  return v;
+}
+
+async function warpPhase(bench: Bench, warp: string, peer: Peer, cpu: CpuTimeline, phase: Phase, round: number, o: { op: 'put' | 'get' | 'mixed'; size: number; concurrent: number; objects?: number; durationMs: number }): Promise<Omit<PhaseRun, 'peer' | 'round' | 'phase' | 'loadavg'>> {
+  const bucket = `vs-${bench.bucketTag}-${peer.name.toLowerCase()}-${phase}-${round}`;
+  await ensureBucket(peer.client, bucket);
+  const r = await runWarp(warp, { host: peer.host, accessKey: peer.accessKey, secretKey: peer.secretKey, region: REGION }, {
+    op: o.op,
+    bucket,
+    objectSize: `${o.size}B`,
+    concurrent: o.concurrent,
+    durationSec: Math.max(1, Math.round(o.durationMs / 1000)),
+    objects: o.objects,
+    disableMultipart: true,
+    unsignedPayload: true,
+    benchdata: join(WORK_DIR, bench.runStamp, `${peer.name}-${phase}-${round}`),
+  });
+  const tot = r.totals;
+  if (!tot?.startTime || !tot.endTime || !tot.requests) throw new Error(`warp ${o.op} against ${peer.name} gave no totals (exit ${r.exitCode}): ${r.output.slice(-600)}`);
+  const from = Date.parse(tot.startTime);
+  const to = Date.parse(tot.endTime);
+  const sec = (to - from) / 1000;
+  return {
+    client: 'warp',
+    requests: tot.requests,
+    errors: tot.errors,
+    seconds: sec,
+    opsPerSec: tot.requests / sec,
+    mibPerSec: tot.bytes / MiB / sec,
+    p50Ms: r.report?.latencyMs?.p50,
+    p99Ms: r.report?.latencyMs?.p99,
+    cpuSec: cpu.between(from, to),
+  };
+}
+
+async function sdkPhase(cpu: CpuTimeline, run: () => Promise<{ ops: number; errors: number; bytes: number; elapsedMs: number; latencyMs?: { p50: number; p99: number } }>): Promise<Omit<PhaseRun, 'peer' | 'round' | 'phase' | 'loadavg'>> {
+  const from = Date.now();
+  const r = await run();
+  const to = Date.now();
+  const sec = r.elapsedMs / 1000;
+  return {
+    client: 'aws-sdk',
+    requests: r.ops,
+    errors: r.errors,
+    seconds: sec,
+    opsPerSec: r.ops / sec,
+    mibPerSec: r.bytes / MiB / sec,
+    p50Ms: r.latencyMs?.p50,
+    p99Ms: r.latencyMs?.p99,
+    cpuSec: cpu.between(from, to),
+  };
+}
+
+async function runPhase(bench: Bench, warp: string, peer: Peer, cpu: CpuTimeline, phase: Phase, round: number, o: Options) {
+  const d = o.phaseMs;
+  switch (phase) {
+    case 'put4k':
+      return warpPhase(bench, warp, peer, cpu, phase, round, { op: 'put', size: 4 * KiB, concurrent: 32, durationMs: d });
+    case 'get4k':
+      return warpPhase(bench, warp, peer, cpu, phase, round, { op: 'get', size: 4 * KiB, concurrent: 32, objects: 2500, durationMs: d });
+    case 'mixed':
+      return warpPhase(bench, warp, peer, cpu, phase, round, { op: 'mixed', size: 4 * KiB, concurrent: 32, objects: 2500, durationMs: d });
+    case 'put64m':
+      return warpPhase(bench, warp, peer, cpu, phase, round, { op: 'put', size: 64 * MiB, concurrent: 4, durationMs: d });
+    case 'get64m':
+      return warpPhase(bench, warp, peer, cpu, phase, round, { op: 'get', size: 64 * MiB, concurrent: 4, objects: 8, durationMs: d });
+    case 'list':
+      return sdkPhase(cpu, () => listLoop(peer.client, listBucket(bench, peer), peer.listKeys, { pageSize: 1000, concurrency: 4, durationMs: d }));
+    case 'delete': {
+      const bucket = `vs-${bench.bucketTag}-${peer.name.toLowerCase()}-del-${round}`;
+      await ensureBucket(peer.client, bucket);
+      const keys = await putMany(peer.client, bucket, 'dir/k', 3000, 0, 32);
+      return sdkPhase(cpu, async () => {
+        const t0 = performance.now();
+        const r = await deleteBatches(peer.client, bucket, keys, 1000);
+        const sorted = [...r.ms].sort((a, b) => a - b);
+        return { ops: r.ms.length, errors: r.errors, bytes: 0, elapsedMs: performance.now() - t0, latencyMs: { p50: sorted[Math.floor(sorted.length / 2)], p99: sorted[sorted.length - 1] } };
+      });
+    }
+  }
+}
+
+function listBucket(bench: Bench, peer: Peer): string {
+  return `vs-${bench.bucketTag}-${peer.name.toLowerCase()}-list`;
+}
+
+export async function main(argvIn: string[]): Promise<number> {
+  const argv = [...argvIn];
+  const o: Options = {
+    rounds: Number(takeOption(argv, '--rounds') ?? 3),
+    phaseMs: parseDuration(takeOption(argv, '--phase-duration') ?? '10s'),
+    listObjects: Number(takeOption(argv, '--list-objects') ?? 100_000),
+    only: takeOption(argv, '--only')?.split(','),
+  };
+  const phases = PHASES.filter((p) => !o.only || o.only.includes(p));
+  const warp = findWarp();
+  if (!warp) throw new Error('warp not found: npm run bench -- build-warp');
+  const minioBin = findMinio() ?? buildMinio(log);
+  const bench = new Bench(parseArgs(['small', ...argv]), ['vs-minio', ...argvIn]);
+  const env = await startEnvironment(bench);
+  const minio = new MinioProcess(minioBin, join(WORK_DIR, bench.runStamp, 'minio-data'), join(WORK_DIR, bench.runStamp, 'minio.log'));
+  const runs: PhaseRun[] = [];
+  try {
+    await minio.start();
+    log(`minio: ready at ${minio.endpoint} (pid ${minio.pid})`);
+    const t = env.target;
+    const peers: Peer[] = [
+      { name: 'OStore', endpoint: t.endpoint, host: t.host, accessKey: t.accessKey, secretKey: t.secretKey, pids: { gateway: t.gatewayPid, cassandra: t.pids['cassandra'], kafka: t.pids['kafka'] }, client: sdkClient({ endpoint: t.endpoint, region: REGION, accessKeyId: t.accessKey, secretAccessKey: t.secretKey }, 64), listKeys: [], mixedKeys: [] },
+      { name: 'MinIO', endpoint: minio.endpoint, host: minio.host, accessKey: minio.accessKey, secretKey: minio.secretKey, pids: { minio: minio.pid }, client: sdkClient({ endpoint: minio.endpoint, region: REGION, accessKeyId: minio.accessKey, secretAccessKey: minio.secretKey }, 64), listKeys: [], mixedKeys: [] },
+    ];
+    const cpu = new CpuTimeline({ gateway: t.gatewayPid, cassandra: t.pids['cassandra'], kafka: t.pids['kafka'], minio: minio.pid, 'client+children': process.pid }).start();
+    if (phases.includes('list')) {
+      for (const peer of peers) {
+        log(`${peer.name}: uploading the listing directory (${o.listObjects} empty objects, not measured)`);
+        await ensureBucket(peer.client, listBucket(bench, peer));
+        peer.listKeys = await putMany(peer.client, listBucket(bench, peer), 'big/k', o.listObjects, 0, 64);
+      }
+    }
+    for (let round = 1; round <= o.rounds; round++) {
+      const order = round % 2 === 1 ? peers : [...peers].reverse();
+      for (const phase of phases) {
+        for (const peer of order) {
+          log(`round ${round}: ${phase} against ${peer.name}`);
+          const r = await runPhase(bench, warp, peer, cpu, phase, round, o);
+          runs.push({ peer: peer.name, round, phase, loadavg: loadavg()[0], ...r });
+          log(`round ${round}: ${phase} ${peer.name} ${r.opsPerSec.toFixed(1)} ops/s ${r.mibPerSec.toFixed(1)} MiB/s errors ${r.errors}`);
+          writeVersus(bench, env.tools, { minio: minioVersion(minioBin), options: o }, runs);
+        }
+      }
+    }
+    cpu.stop();
+    for (const p of peers) p.client.destroy();
+  } finally {
+    await minio.stop().catch((e) => log(`minio stop: ${(e as Error).message}`));
+    await env.teardown();
+  }
+  return 0;
+}
