@@ -13,6 +13,7 @@
  */
 import { exitOnConfigError } from '@ostore/shared/config';
 import { loadAdminCliConfig } from '../config/admin-cli.config';
+import { foldersMain } from './folders-command';
 
 export const USAGE = `usage:
   user create <id> [--display-name NAME] [--access-key-id ID --secret-access-key SECRET]
@@ -22,7 +23,8 @@ export const USAGE = `usage:
   key create <userId> [--access-key-id ID --secret-access-key SECRET]
   key list <userId>
   key disable <accessKeyId>
-  key enable <accessKeyId>`;
+  key enable <accessKeyId>
+  folders status [--generations N] [--json]   (folders --help)`;
 
 export interface CliRequest {
   method: 'GET' | 'POST';
@@ -83,6 +85,7 @@ export function unreachable(url: string, error: unknown): string {
 }
 
 async function main(): Promise<void> {
+  if (process.argv[2] === 'folders') return foldersCli();
   let request: CliRequest;
   try {
     request = parseAdminArgs(process.argv.slice(2));
@@ -119,6 +122,16 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   process.stdout.write(text ? `${JSON.stringify(JSON.parse(text), null, 2)}\n` : 'ok\n');
+}
+
+async function foldersCli(): Promise<void> {
+  let config;
+  try {
+    config = loadAdminCliConfig();
+  } catch (e) {
+    exitOnConfigError(e);
+  }
+  process.exit(await foldersMain(process.argv.slice(3), { config, unreachable, out: process.stdout, err: process.stderr }));
 }
 
 if (require.main === module) {
