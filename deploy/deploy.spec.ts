@@ -1022,7 +1022,7 @@ describe('Grafana', () => {
     expect(ds).toEqual(expect.objectContaining({ type: 'datasource', query: 'prometheus' }));
   });
 
-  it('has the rows S3 traffic, Lifecycle, Usage, Blocks, Process, Readiness', () => {
+  it('has the rows S3 traffic, Lifecycle, Usage, Blocks, Process, Readiness, Empty-directory cleanup', () => {
     expect(panels.filter((p) => p.type === 'row').map((p) => p.title)).toEqual([
       'S3 traffic',
       'Lifecycle',
@@ -1030,6 +1030,7 @@ describe('Grafana', () => {
       'Blocks',
       'Process',
       'Readiness',
+      'Empty-directory cleanup',
     ]);
   });
 

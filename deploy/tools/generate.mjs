@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Writes the generated Kubernetes objects of deploy/k8s/monitoring from their sources:
 //   prometheusrule.yaml        <- deploy/prometheus/alerts.yaml (the same groups)
-//   grafana/dashboards/ostore-{s3-gateway,lifecycle,usage,process-health}.json <- the overview's rows
+//   grafana/dashboards/ostore-{s3-gateway,lifecycle,usage,folder-cleanup,process-health}.json <- the overview's rows
 //   grafana-dashboards.yaml    <- deploy/grafana/dashboards/*.json (ConfigMaps for Grafana's sidecar)
 // Run after editing a source: `node deploy/tools/generate.mjs` (deploy specs fail while they differ).
 // With --check, writes nothing and exits 1 when a generated file is out of date.
@@ -39,6 +39,7 @@ export const FOCUSED = [
   { file: 'ostore-s3-gateway.json', title: 'OStore · S3 gateway', rows: ['S3 traffic', 'Blocks'] },
   { file: 'ostore-lifecycle.json', title: 'OStore · lifecycle pipeline (per host and partition)', rows: ['Lifecycle'] },
   { file: 'ostore-usage.json', title: 'OStore · usage', rows: ['Usage'] },
+  { file: 'ostore-folder-cleanup.json', title: 'OStore · empty-directory cleanup', rows: ['Empty-directory cleanup'] },
   { file: 'ostore-process-health.json', title: 'OStore · process health', rows: ['Process', 'Readiness'] },
 ];
 

@@ -1,7 +1,8 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { resolve } from 'path';
 import { ClockModule } from '@ostore/shared/clock';
-import { CassandraModule } from '@ostore/shared/cassandra';
+import { CassandraClient, CassandraModule } from '@ostore/shared/cassandra';
+import { FolderFilterRepository } from '@ostore/metastore/data-access';
 import { KafkaModule, UsageDeltaModule, UsageDeltaPublisher } from '@ostore/queue/data-access';
 import { JsonLogger, MetricsRegistry, ObservabilityModule } from '@ostore/shared/observability';
 import { BlockStorageModule } from '@ostore/storage/blocks';
@@ -9,6 +10,7 @@ import { S3CoreModule } from '@ostore/s3/core';
 import { AdminController } from './admin/admin.controller';
 import { AdminTokenGuard } from './admin/admin.controller';
 import { AdminListener } from './admin/admin-listener';
+import { FOLDER_FILTER_REPOSITORY, FolderCleanupController } from './admin/folder-cleanup.controller';
 import { BootstrapUser } from './admin/bootstrap-user';
 import { BucketAdminController } from './admin/bucket-admin.controller';
 import { GatewayConfig } from './config/gateway.config';
@@ -48,8 +50,13 @@ export class AppModule {
         core,
         S3Module.register(config, core),
       ],
-      controllers: [AdminController, BucketAdminController],
-      providers: [AdminTokenGuard, AdminListener, BootstrapUser],
+      controllers: [AdminController, BucketAdminController, FolderCleanupController],
+      providers: [
+        AdminTokenGuard,
+        AdminListener,
+        BootstrapUser,
+        { provide: FOLDER_FILTER_REPOSITORY, useFactory: (db: CassandraClient) => new FolderFilterRepository(db), inject: [CassandraClient] },
+      ],
     };
   }
 }

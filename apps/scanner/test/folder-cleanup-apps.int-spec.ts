@@ -114,7 +114,7 @@ describe('empty-directory cleanup through the scanner and scheduler apps', () =>
           rows = { deletes: await folderRows(db, bucketId), lifecycle: await folderRows(db, lc.bucketId) };
           return rows.deletes.join() === kept.join() && rows.lifecycle.join() === lcKept.join() ? rows : undefined;
         },
-        100_000,
+        150_000,
         500,
       );
     } catch (e) {
@@ -129,5 +129,5 @@ describe('empty-directory cleanup through the scanner and scheduler apps', () =>
     const scannerUrl = `http://127.0.0.1:${port}`;
     expect(await metricSum(scannerUrl, 'ostore_folder_cleanup_directories_checked_total')).toBeGreaterThan(0);
     expect(await metricSum(scannerUrl, 'ostore_folder_filter_fill_ratio')).toBeGreaterThan(0);
-  }, 200_000);
+  }, 240_000);
 });

@@ -15,6 +15,7 @@
 import { exitOnConfigError } from '@ostore/shared/config';
 import { loadAdminCliConfig } from '../config/admin-cli.config';
 import { BUCKET_USAGE, parseBucketArgs } from './bucket-commands';
+import { foldersMain } from './folders-command';
 
 export const USAGE = `usage:
   user create <id> [--display-name NAME] [--access-key-id ID --secret-access-key SECRET]
@@ -25,6 +26,7 @@ export const USAGE = `usage:
   key list <userId>
   key disable <accessKeyId>
   key enable <accessKeyId>
+  folders status [--generations N] [--json]   (folders --help)
 ${BUCKET_USAGE}`;
 
 export interface CliRequest {
@@ -90,6 +92,7 @@ export function unreachable(url: string, error: unknown): string {
 }
 
 async function main(): Promise<void> {
+  if (process.argv[2] === 'folders') return foldersCli();
   let request: CliRequest;
   try {
     const parsed = parseAdminArgs(process.argv.slice(2));
@@ -132,6 +135,16 @@ async function main(): Promise<void> {
   }
   const render = request.render ?? ((answer: unknown) => JSON.stringify(answer, null, 2));
   process.stdout.write(text ? `${render(JSON.parse(text))}\n` : 'ok\n');
+}
+
+async function foldersCli(): Promise<void> {
+  let config;
+  try {
+    config = loadAdminCliConfig();
+  } catch (e) {
+    exitOnConfigError(e);
+  }
+  process.exit(await foldersMain(process.argv.slice(3), { config, unreachable, out: process.stdout, err: process.stderr }));
 }
 
 if (require.main === module) {

@@ -58,9 +58,10 @@ export class FolderScanJob {
 
   /** Judges every local folder row by `filter`; undefined when stopped (nothing more is published). */
   async scan(filter: DirectoryFilter, spans: readonly TokenSpan[], signal: AbortSignal): Promise<CleanupPassStat | undefined> {
-    const stat: CleanupPassStat = { checked: 0, foundEmpty: 0, published: 0 };
+    const stat: CleanupPassStat = { checked: 0, foundEmpty: 0, published: 0, byKind: {} };
     await this.buckets.load();
     for (const { kind, source } of this.folders) {
+      const own = (stat.byKind![kind] = { checked: 0, foundEmpty: 0, published: 0 });
       const queue = FOLDER_QUEUE_OF[kind];
       const partition = partitionForHost(this.settings.hostIndex, await this.producer.partitionCount(queue));
       const pending: string[] = [];
@@ -69,6 +70,7 @@ export class FolderScanJob {
         await this.producer.publish(queue, partition, pending);
         this.metrics.published.inc({ kind }, pending.length);
         stat.published += pending.length;
+        own.published += pending.length;
         pending.length = 0;
       };
       const reader = new TokenRangeReader(source, spans, SCAN_START, this.settings.fetchSize);
@@ -80,9 +82,11 @@ export class FolderScanJob {
         if (page === undefined) break;
         this.metrics.checked.inc({ kind }, page.length);
         stat.checked += page.length;
+        own.checked += page.length;
         for (const row of page) {
           if (filter.mayContain(kind, row.bucketId, row.parent + row.name)) continue;
           stat.foundEmpty++;
+          own.foundEmpty++;
           this.metrics.foundEmpty.inc({ kind });
           const key = `${row.bucketId}\u0000${row.parent}`;
           if (key !== partitionKey) {

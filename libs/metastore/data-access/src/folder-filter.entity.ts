@@ -1,4 +1,4 @@
-import type { FilterGeneration, HostFilter } from '@ostore/folders/cleanup';
+import type { DirectoryKind, FilterGeneration, HostFilter } from '@ostore/folders/cleanup';
 
 /** A row of `folder_filter_generations`. */
 export type FilterGenerationRow = FilterGeneration;
@@ -24,6 +24,15 @@ export interface CleanupPassStat {
   estimatedFpr?: number;
   /** Distinct elements the combined filter is estimated to hold. */
   estimatedElements?: number;
+  /** The same counters per folder table (queue), for passes that judged. */
+  byKind?: Partial<Record<DirectoryKind, KindPassStat>>;
+}
+
+/** One folder table's part of a pass (its queue: `<kind>-folders`). */
+export interface KindPassStat {
+  checked: number;
+  foundEmpty: number;
+  published: number;
 }
 
 /** A row of `folder_cleanup_passes`. */

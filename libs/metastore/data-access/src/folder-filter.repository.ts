@@ -23,6 +23,15 @@ export class FolderFilterRepository {
     return r ? generationOf(r) : undefined;
   }
 
+  /** The newest `limit` generations, newest first (the admin view). */
+  async recentGenerations(limit: number): Promise<FilterGenerationRow[]> {
+    const rs = await this.client.execute(
+      `SELECT generation, bits, hashes, capacity, fpr, created_at FROM folder_filter_generations WHERE scope = ? LIMIT ${Math.max(1, Math.floor(limit))}`,
+      [SCOPE],
+    );
+    return rs.rows.map(generationOf);
+  }
+
   /** Opens a generation (LWT): true when this call created it, false when it already existed. */
   async openGeneration(g: FilterGenerationRow): Promise<boolean> {
     const rs = await this.client.execute(

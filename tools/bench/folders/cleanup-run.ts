@@ -1,0 +1,156 @@
+import type { Client } from 'cassandra-driver';
+import { cpus, loadavg, totalmem } from 'os';
+import { EmptyFolderApplier } from '@ostore/folders/apply';
+import { ParentBudget } from '@ostore/folders/cleanup';
+import { FilterBuildJob, FolderCleanupCycle, FolderScanJob, folderSources, leafSources, localRingOf, ScannerFolderMetrics } from '@ostore/folders/scan';
+import { BucketCatalog, createLocalScanClient, MetastoreBucketSource } from '@ostore/lifecycle/scan';
+import { BucketsRepository, FolderCleanupRepository, FolderFilterRepository, FoldersRepository } from '@ostore/metastore/data-access';
+import { MigrationRunner, migrations, parseReplication } from '@ostore/metastore/schema';
+import { FolderCandidate, QueueName } from '@ostore/queue/contracts';
+import { QueueProducer } from '@ostore/queue/data-access';
+import { Readable } from 'stream';
+import { createDriverClient } from '@ostore/shared/cassandra';
+import { Clock, SystemClock } from '@ostore/shared/clock';
+import { MetricsRegistry } from '@ostore/shared/observability';
+import { localStack } from '../lib/stack';
+import { benchRun, coreOver } from '../lifecycle/bench-core';
+
+interface Options {
+  children: number;
+  perPass: number;
+  live: number;
+  listings: number;
+}
+
+function parseArgs(argv: string[]): Options {
+  const o: Options = { children: 50_000, perPass: 10_000, live: 10, listings: 21 };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    const v = () => Number(argv[++i]);
+    if (a === '--children') o.children = v();
+    else if (a === '--per-pass') o.perPass = v();
+    else if (a === '--live') o.live = v();
+    else if (a === '--listings') o.listings = v();
+    else throw new Error(`unknown argument ${a}`);
+  }
+  return o;
+}
+
+/** Candidates kept in memory: the scheduler's applier takes them from here (no Kafka in this bench). */
+class HeldProducer extends QueueProducer {
+  readonly held: string[] = [];
+  async publish(_queue: QueueName, _partition: number, messages: readonly (Buffer | string)[]): Promise<void> {
+    for (const m of messages) this.held.push(m.toString());
+  }
+  async partitionCount(): Promise<number> {
+    return 1;
+  }
+  async close(): Promise<void> {}
+}
+
+/** A clock that the bench moves one interval per cycle (a new generation each time). */
+class StepClock extends Clock {
+  constructor(private ms: number) {
+    super();
+  }
+  now(): Date {
+    return new Date(this.ms);
+  }
+  advance(ms: number): void {
+    this.ms += ms;
+  }
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const round = (n: number, d = 2) => Math.round(n * 10 ** d) / 10 ** d;
+
+export async function main(argv: string[]): Promise<number> {
+  const o = parseArgs(argv);
+  const info = await localStack().ensureStackUp({ quiet: true });
+  const { keyspace, cassandra } = benchRun(info, 'folders');
+  console.log(`[folders-bench] ${o.children} empty children of wide/ (+${o.live} live), ${o.perPass} per pass; keyspace ${keyspace}`);
+  const admin = createDriverClient(cassandra, false);
+  await admin.connect();
+  await new MigrationRunner(admin).migrate(migrations, { keyspace, replication: parseReplication('SimpleStrategy:1') });
+  await admin.shutdown();
+  const { core, client: db } = await coreOver({ ...cassandra, keyspace });
+
+  const bucketName = 'bench-folders';
+  const { bucketId } = await core.buckets.create({ name: bucketName, owner: { id: 'bench', displayName: 'Bench' }, location: '', acl: 'private' });
+  const put = (key: string) => core.objects.put({ bucket: bucketName, key, owner: { id: 'bench', displayName: 'Bench' }, body: Readable.from([Buffer.from('x')]), meta: { userMeta: {} } });
+  for (let i = 0; i < o.live; i++) await Promise.all([put(`wide/live-${i}/k`), put(`control/live-${i}/k`)]);
+  // the empty children: folder rows as PUT-then-DELETE leaves them (written directly: 50,000 PUTs and
+  // DELETEs through the core would take longer than the cleanup measured here)
+  const folders = new FoldersRepository(db, 'object_folders');
+  const names = Array.from({ length: o.children }, (_, i) => `e-${String(i).padStart(6, '0')}/`);
+  for (let i = 0; i < names.length; i += 500) await folders.ensure(bucketId, names.slice(i, i + 500).map((name) => ({ parent: 'wide/', name })), new Date());
+
+  const listMs = async (prefix: string, count: number) => {
+    const ms: number[] = [];
+    for (let i = 0; i < count; i++) {
+      const t = performance.now();
+      const page = await core.objects.list({ bucket: bucketName, prefix, delimiter: '/', maxKeys: 1000 });
+      ms.push(performance.now() - t);
+      if (page.commonPrefixes.length !== o.live) throw new Error(`${prefix} lists ${page.commonPrefixes.length} prefixes, not ${o.live}`);
+    }
+    return median(ms);
+  };
+  const latency: { when: string; wide: number; control: number; left: number }[] = [];
+  const rowsLeft = async () => (await db.execute('SELECT count(*) AS n FROM object_folders WHERE bucket_id = ? AND parent = ?', [bucketId, 'wide/'])).first()!['n'].toNumber() - o.live;
+  /** Median listing times; `o.listings` listings once the parent is clean, 3 before, 1 during (a listing of 50,000 empty children takes minutes). */
+  const sample = async (when: string) => {
+    const left = await rowsLeft();
+    const count = left === 0 ? o.listings : when === 'before' ? 3 : 1;
+    latency.push({ when, wide: round(await listMs('wide/', count)), control: round(await listMs('control/', Math.max(count, 5))), left });
+  };
+  await sample('before');
+
+  const { client: scan } = await createLocalScanClient({ ...cassandra, keyspace }, info.cassandra.host);
+  await scan.connect();
+  const ring = await localRingOf(scan, keyspace, [info.cassandra.host]);
+  const clock = new StepClock(Date.now());
+  const metrics = new ScannerFolderMetrics(new MetricsRegistry('bench', false));
+  const log = { info: () => undefined, warn: (m: string, f?: object) => console.warn(m, f) };
+  const repo = new FolderFilterRepository(db);
+  const producer = new HeldProducer();
+  const build = new FilterBuildJob(leafSources(scan), repo, { fetchSize: 2000, chunkBytes: 1024 * 1024, rowsPerSecond: 0 }, clock, metrics, log);
+  const folderScan = new FolderScanJob(folderSources(scan as Client), repo, new BucketCatalog(new MetastoreBucketSource(new BucketsRepository(db))), producer,
+    { fetchSize: 2000, hostIndex: 0, maxPerParent: o.perPass, publishBatch: 500 }, metrics, log);
+  const intervalMs = 3_600_000;
+  const cycle = new FolderCleanupCycle(repo, build, folderScan, { source: 'bench', intervalMs, maxAgeMs: 2 * intervalMs, fpr: 0.01, minDirectories: 100_000, saturationFactor: 2, headroom: 1.5 }, clock, metrics, log);
+  const applier = new EmptyFolderApplier(new FolderCleanupRepository(db), new ParentBudget(o.perPass, 1), { folderCacheTtlMs: 0, skewMs: 0 }, new SystemClock());
+  const never = new AbortController().signal;
+
+  const cycles: { cycle: number; buildKeysPerSecond: number; checkedPerSecond: number; checked: number; deleted: number; applyPerSecond: number }[] = [];
+  for (let n = 1; n <= Math.ceil(o.children / o.perPass) + 1 && (await rowsLeft()) > 0; n++) {
+    clock.advance(intervalMs);
+    let t = performance.now();
+    const built = await cycle.tick(ring, never);
+    const buildS = (performance.now() - t) / 1000;
+    if (built.kind !== 'built') throw new Error(`cycle ${n}: ${built.kind}`);
+    const keys = (await repo.hosts(built.generation)).find((h) => h.source === 'bench')!.keys;
+    t = performance.now();
+    const scanned = await cycle.tick(ring, never);
+    const scanS = (performance.now() - t) / 1000;
+    if (scanned.kind !== 'scanned') throw new Error(`cycle ${n}: ${scanned.kind}`);
+    const candidates = producer.held.splice(0).map((m) => FolderCandidate.fromMessage(m));
+    t = performance.now();
+    let deleted = 0;
+    let next = 0;
+    await Promise.all(Array.from({ length: 32 }, async () => {
+      while (next < candidates.length) if ((await applier.apply(candidates[next++])) === 'deleted') deleted++;
+    }));
+    const applyS = (performance.now() - t) / 1000;
+    cycles.push({ cycle: n, buildKeysPerSecond: Math.round(keys / buildS), checkedPerSecond: Math.round(scanned.stat.checked / scanS), checked: scanned.stat.checked, deleted, applyPerSecond: Math.round(deleted / applyS) });
+    await sample(`after cycle ${n}`);
+  }
+  console.log(JSON.stringify({ machine: { cpus: cpus().length, model: cpus()[0]?.model, memGiB: round(totalmem() / 2 ** 30, 1), load: loadavg().map((l) => round(l)) }, options: o, cycles, latency }, null, 2));
+  console.log('| when | wide/ median ms | control/ median ms | ratio | empty children left |\n| --- | ---: | ---: | ---: | ---: |');
+  console.log(`(median of ${o.listings} listings once clean, of 3 before, of 1 during; control/ of at least 5)`);
+  for (const l of latency) console.log(`| ${l.when} | ${l.wide} | ${l.control} | ${round(l.wide / l.control)} | ${l.left} |`);
+  console.log('| cycle | filter build keys/s | directories checked/s | checked | deleted | deletes/s |\n| --- | ---: | ---: | ---: | ---: | ---: |');
+  for (const c of cycles) console.log(`| ${c.cycle} | ${c.buildKeysPerSecond} | ${c.checkedPerSecond} | ${c.checked} | ${c.deleted} | ${c.applyPerSecond} |`);
+  await scan.shutdown();
+  await db.shutdown();
+  return 0;
+}

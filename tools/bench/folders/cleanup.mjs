@@ -1,0 +1,11 @@
+#!/usr/bin/env node
+// Empty-directory cleanup bench: filter build keys/s and directories checked/s of ONE scanner, and
+// the tombstone guard (a parent with many empty children cleaned over several cycles, its
+// delimiter listing latency before, during and after, beside a parent that never had them).
+//
+//   node tools/bench/folders/cleanup.mjs [--children 50000] [--per-pass 10000] [--live 10] [--listings 21]
+//
+// Results: tools/bench/folders/RESULTS.md.
+import { runMain } from '../lifecycle/run-ts.mjs';
+
+runMain(import.meta.url, '../folders/cleanup-run.ts');
