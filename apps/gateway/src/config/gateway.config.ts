@@ -20,6 +20,8 @@ const schema = baseEnvSchema
     S3_AUTH_NEGATIVE_CACHE_MS: envVar.int(1000, 0, 600000),
     /** Most access keys cached; past it the least recently used one goes. */
     S3_AUTH_CACHE_MAX_KEYS: envVar.int(10_000, 1, 10_000_000),
+    /** Most buckets one user may own; CreateBucket past it is TooManyBuckets (AWS's default quota). */
+    S3_MAX_BUCKETS_PER_USER: envVar.int(10_000, 1, 1_000_000),
     /** Longest wait for a request's headers once its connection has sent something. */
     S3_HEADERS_TIMEOUT_MS: envVar.int(20_000, 100, 600_000),
     /** A request whose body sends nothing for this long answers 400 RequestTimeout and loses its connection (AWS: ~20 s). */
@@ -94,6 +96,7 @@ export interface GatewayConfig extends BaseConfig {
     authCacheMs: number;
     authNegativeCacheMs: number;
     authCacheMaxKeys: number;
+    maxBucketsPerUser: number;
     /** Timeouts and the connection limit of the S3 listener (S3_*_TIMEOUT_MS, S3_MAX_CONNECTIONS). */
     listener: { headersTimeoutMs: number; requestIdleTimeoutMs: number; keepAliveTimeoutMs: number; maxConnections: number };
     inlineBodyMaxBytes: number;
@@ -122,6 +125,7 @@ export function loadGatewayConfig(env: Record<string, string | undefined> = proc
       authCacheMs: parsed.S3_AUTH_CACHE_MS,
       authNegativeCacheMs: parsed.S3_AUTH_NEGATIVE_CACHE_MS,
       authCacheMaxKeys: parsed.S3_AUTH_CACHE_MAX_KEYS,
+      maxBucketsPerUser: parsed.S3_MAX_BUCKETS_PER_USER,
       listener: {
         headersTimeoutMs: parsed.S3_HEADERS_TIMEOUT_MS,
         requestIdleTimeoutMs: parsed.S3_REQUEST_IDLE_TIMEOUT_MS,
