@@ -3,8 +3,19 @@ import { ConfigError, envVar, parseEnv, z } from '@ostore/shared/config';
 import { USAGE_DELTA_MODES, UsageConfig, usageConfigOf } from '@ostore/queue/data-access';
 import { BaseConfig, baseEnvSchema, toBaseConfig } from '@ostore/shared/runtime';
 
-/** An admin token: at least 16 characters. */
-const adminToken = z.string().min(16, 'must be at least 16 characters');
+/** Words that mark a token copied from an example rather than generated (e.g. `REPLACE-ME-with-a-long-random-token`). */
+const PLACEHOLDER_WORDS = ['replace', 'changeme', 'change-me', 'change_me', 'placeholder', 'example', 'your-token', 'yourtoken', 'dummy', 'insecure', 'password', 'secret'];
+
+/**
+ * An admin token: at least 16 characters, at least 8 different ones (not `0000000000000000`), and
+ * none of the words of an example value: a placeholder copied from documentation or a manifest
+ * would open the admin API to anyone who read the same text, so the gateway refuses to start.
+ */
+const adminToken = z
+  .string()
+  .min(16, 'must be at least 16 characters')
+  .refine((t) => new Set(t).size >= 8, 'must have at least 8 different characters (generate it, e.g. `openssl rand -hex 32`)')
+  .refine((t) => !PLACEHOLDER_WORDS.some((w) => t.toLowerCase().includes(w)), 'looks like a placeholder (generate it, e.g. `openssl rand -hex 32`)');
 
 const schema = baseEnvSchema
   .extend({
