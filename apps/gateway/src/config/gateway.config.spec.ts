@@ -54,9 +54,9 @@ describe(loadGatewayConfig.name, () => {
     expect(() => sut({ ADMIN_TOKEN_FILE: join(dir, 'token') })).toThrow(/ADMIN_TOKEN_FILE/);
   });
 
-  it('accepts a generated admin token', () => {
+  it('accepts a generated admin token, served by default on its own listener at 127.0.0.1:9104', () => {
     const token = '3f9c0e41b7d25a86c1e0f4d39b2a7c58e6d1f0a4b3c2d9e8f7a6b5c4d3e2f1a0';
-    expect(sut({ ADMIN_TOKEN: token }).admin.token).toBe(token);
+    expect(sut({ ADMIN_TOKEN: token }).admin).toEqual({ token, host: '127.0.0.1', port: 9104 });
   });
 
   it('has short, configurable listener timeouts and a connection limit', () => {

@@ -59,8 +59,8 @@ const schema = baseEnvSchema
     ADMIN_TOKEN_FILE: z.string().min(1).optional(),
     /** Address of the admin API's own listener. */
     ADMIN_HOST: envVar.string('127.0.0.1'),
-    /** Port of the admin API's own listener; unset, the admin API is served on the management port. */
-    ADMIN_PORT: z.coerce.number().int().min(1).max(65535).optional(),
+    /** Port of the admin API's own listener (the management port never serves it). */
+    ADMIN_PORT: envVar.port(9104),
     BLOCK_STORE: z.enum(['fs', 'cassandra']).default('fs'),
     BLOCK_STORE_DIR: envVar.string('.stack/blocks'),
     BLOCK_SIZE_BYTES: envVar.int(8 * 1024 * 1024, 64 * 1024, 64 * 1024 * 1024),
@@ -80,7 +80,7 @@ const schema = baseEnvSchema
     USAGE_BUFFER_MAX: envVar.int(50_000, 1, 10_000_000),
   })
   .superRefine((env, ctx) => {
-    if (env.ADMIN_PORT !== undefined && env.ADMIN_PORT === env.MANAGEMENT_PORT) {
+    if (env.ADMIN_PORT === env.MANAGEMENT_PORT) {
       ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['ADMIN_PORT'], message: 'must differ from MANAGEMENT_PORT' });
     }
     if (env.ADMIN_TOKEN !== undefined && env.ADMIN_TOKEN_FILE !== undefined) {
@@ -117,7 +117,7 @@ export interface GatewayConfig extends BaseConfig {
     bootstrap?: { user: string; accessKeyId: string; secretAccessKey: string };
   };
   /** The admin API: its token (none: the API is off) and its own listener (no port: the management port). */
-  admin: { token?: string; host: string; port?: number };
+  admin: { token?: string; host: string; port: number };
   blocks: { store: 'fs' | 'cassandra'; dir: string; coldDir: string; blockSize: number; gcIntervalMs: number; inFlightTtlSeconds: number; gcGraceMs: number };
   /** The usage delta publisher (USAGE_*); `sourceHost` is this host's name (the pod name). */
   usage: UsageConfig;
