@@ -11,6 +11,8 @@ export interface Credentials {
 export interface GatewayUnderTest {
   endpoint: string;
   managementUrl: string;
+  /** The admin API's own listener (ADMIN_PORT, on 127.0.0.1). */
+  adminUrl: string;
   adminToken: string;
   keyspace: string;
   /** Where this gateway's filesystem block store keeps its blocks (in the test run's stack dir). */
@@ -34,6 +36,7 @@ export async function startGateway(label: string, extraEnv: Record<string, strin
   const keyspace = freshKeyspace(label);
   const s3Port = nextPort++;
   const managementPort = nextPort++;
+  const adminPort = nextPort++;
   const adminToken = `admin-token-${keyspace}`;
   const credentials = { accessKeyId: `AKIATEST${Math.random().toString(36).slice(2, 14).toUpperCase()}`, secretAccessKey: `secret-${keyspace}-0000000000` };
   const env: Record<string, string> = {
@@ -42,6 +45,7 @@ export async function startGateway(label: string, extraEnv: Record<string, strin
     S3_HOST: '127.0.0.1',
     MANAGEMENT_PORT: String(managementPort),
     MANAGEMENT_HOST: '127.0.0.1',
+    ADMIN_PORT: String(adminPort),
     ADMIN_TOKEN: adminToken,
     S3_BOOTSTRAP_USER: 'tester',
     S3_BOOTSTRAP_ACCESS_KEY_ID: credentials.accessKeyId,
@@ -71,6 +75,7 @@ export async function startGateway(label: string, extraEnv: Record<string, strin
   const gw: GatewayUnderTest = {
     endpoint: `http://127.0.0.1:${s3Port}`,
     managementUrl,
+    adminUrl: `http://127.0.0.1:${env.ADMIN_PORT}`,
     adminToken,
     keyspace,
     blockDir: resolve(__dirname, '../..', env.BLOCK_STORE_DIR),

@@ -204,7 +204,7 @@ describe('canned ACLs, virtual-host addressing and signed streaming uploads', ()
     const cli = (...args: string[]) =>
       promisify(execFile)(process.execPath, ['-r', '@swc-node/register', 'apps/gateway/src/cli/admin-cli.ts', ...args], {
         cwd: root,
-        env: { ...process.env, OSTORE_ADMIN_URL: gw.managementUrl, ADMIN_TOKEN: gw.adminToken },
+        env: { ...process.env, OSTORE_ADMIN_URL: gw.adminUrl, ADMIN_TOKEN: gw.adminToken },
       });
     const created = JSON.parse((await cli('user', 'create', 'carol', '--display-name', 'Carol C')).stdout);
     expect(created.user).toMatchObject({ id: 'carol', displayName: 'Carol C', disabled: false });
@@ -230,7 +230,7 @@ describe('canned ACLs, virtual-host addressing and signed streaming uploads', ()
     expect((failure as { stderr: string }).stderr).toMatch(/UserAlreadyExists|already exists/);
     const badToken = await promisify(execFile)(process.execPath, ['-r', '@swc-node/register', 'apps/gateway/src/cli/admin-cli.ts', 'user', 'list'], {
       cwd: root,
-      env: { ...process.env, OSTORE_ADMIN_URL: gw.managementUrl, ADMIN_TOKEN: 'wrong-token-0000000000' },
+      env: { ...process.env, OSTORE_ADMIN_URL: gw.adminUrl, ADMIN_TOKEN: 'wrong-token-0000000000' },
     }).catch((e: { code: number; stderr: string }) => e);
     expect((badToken as { stderr: string }).stderr).toContain('401');
   });

@@ -87,7 +87,7 @@ describe('buckets through the AWS SDK v3', () => {
   });
 
   it('lists only the caller’s own buckets', async () => {
-    const res = await fetch(`${gw.managementUrl}/admin/users`, {
+    const res = await fetch(`${gw.adminUrl}/admin/users`, {
       method: 'POST',
       headers: { Authorization: `Bearer ${gw.adminToken}`, 'Content-Type': 'application/json' },
       body: JSON.stringify({ id: 'other', displayName: 'Other User' }),

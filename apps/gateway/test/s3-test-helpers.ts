@@ -71,7 +71,7 @@ export function errorCode(text: string): string | undefined {
 
 /** Creates a user through the gateway's admin API and returns the access key generated for it. */
 export async function createUser(gw: GatewayUnderTest, id: string, displayName = id): Promise<{ accessKeyId: string; secretAccessKey: string }> {
-  const res = await fetch(`${gw.managementUrl}/admin/users`, {
+  const res = await fetch(`${gw.adminUrl}/admin/users`, {
     method: 'POST',
     headers: { Authorization: `Bearer ${gw.adminToken}`, 'Content-Type': 'application/json' },
     body: JSON.stringify({ id, displayName }),

@@ -9,7 +9,8 @@ import { GATEWAY_CONFIG } from '../s3/tokens';
 /**
  * The admin API's own listener (ADMIN_HOST, default 127.0.0.1, and ADMIN_PORT): the same Nest
  * routes as the management port, of which AdminTokenGuard lets only /admin through here and
- * nowhere else. Without ADMIN_PORT the admin API stays on the management port (a warning says so).
+ * nowhere else; the management port never serves it. Without a token the API is off and nothing
+ * listens (so gateways without one, e.g. benches, can share a host without a port of their own).
  */
 @Injectable()
 export class AdminListener implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -26,14 +27,11 @@ export class AdminListener implements OnApplicationBootstrap, BeforeApplicationS
 
   async onApplicationBootstrap(): Promise<void> {
     const { host, port, token } = this.config.admin;
-    if (port === undefined) {
-      if (token) this.log.warn('the admin API shares the management port: set ADMIN_PORT to give it a listener of its own');
-      return;
-    }
+    if (token === undefined) return;
     const server = createServer(this.adapterHost.httpAdapter.getInstance());
     this.server = server;
     await listen(server, port, host);
-    this.log.info('admin API listening', { host, port, enabled: token !== undefined });
+    this.log.info('admin API listening', { host, port });
   }
 
   async beforeApplicationShutdown(): Promise<void> {

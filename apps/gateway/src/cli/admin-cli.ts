@@ -9,7 +9,7 @@
  *   key disable <accessKeyId> | key enable <accessKeyId>
  *   bucket list | usage | quota set | quota clear | quota recount  (see bucket-commands.ts)
  *
- * Environment: OSTORE_ADMIN_URL (default http://127.0.0.1:9100: the gateway's ADMIN_PORT when set), ADMIN_TOKEN.
+ * Environment: OSTORE_ADMIN_URL (default http://127.0.0.1:9104: the gateway's ADMIN_HOST:ADMIN_PORT), ADMIN_TOKEN.
  * Secrets are printed once, by the command that creates them.
  */
 import { exitOnConfigError } from '@ostore/shared/config';

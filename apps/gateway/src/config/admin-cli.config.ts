@@ -1,7 +1,7 @@
 import { parseEnv, z } from '@ostore/shared/config';
 
 const schema = z.object({
-  OSTORE_ADMIN_URL: z.string().url('must be a URL such as http://127.0.0.1:9100').default('http://127.0.0.1:9100'),
+  OSTORE_ADMIN_URL: z.string().url('must be a URL such as http://127.0.0.1:9104').default('http://127.0.0.1:9104'),
   ADMIN_TOKEN: z.string({ required_error: 'is required (the gateway’s ADMIN_TOKEN)' }).min(16, 'must be at least 16 characters'),
 });
 

@@ -40,6 +40,25 @@ describe(loadGatewayConfig.name, () => {
     expect(() => sut({ ADMIN_PORT: '9100' })).toThrow(/MANAGEMENT_PORT/);
   });
 
+  it.each([
+    ['the placeholder deploy/ once shipped', 'REPLACE-ME-with-a-long-random-token'],
+    ['a change-me value', 'changeme-changeme-changeme'],
+    ['an example value', 'example-admin-token-0123456789'],
+    ['one repeated character', '0000000000000000000000'],
+    ['too few different characters', 'abababababababababab'],
+    ['a short token', 'f3a9c1d2'],
+  ])('refuses %s as the admin token, from ADMIN_TOKEN and from ADMIN_TOKEN_FILE', (_label, token) => {
+    expect(() => sut({ ADMIN_TOKEN: token })).toThrow(/ADMIN_TOKEN/);
+    const dir = mkdtempSync(join(tmpdir(), 'gw-config-'));
+    writeFileSync(join(dir, 'token'), `${token}\n`);
+    expect(() => sut({ ADMIN_TOKEN_FILE: join(dir, 'token') })).toThrow(/ADMIN_TOKEN_FILE/);
+  });
+
+  it('accepts a generated admin token, served by default on its own listener at 127.0.0.1:9104', () => {
+    const token = '3f9c0e41b7d25a86c1e0f4d39b2a7c58e6d1f0a4b3c2d9e8f7a6b5c4d3e2f1a0';
+    expect(sut({ ADMIN_TOKEN: token }).admin).toEqual({ token, host: '127.0.0.1', port: 9104 });
+  });
+
   it('has short, configurable listener timeouts and a connection limit', () => {
     expect(sut({}).s3.listener).toEqual({ headersTimeoutMs: 20_000, requestIdleTimeoutMs: 20_000, keepAliveTimeoutMs: 65_000, maxConnections: 10_000 });
     expect(sut({ S3_REQUEST_IDLE_TIMEOUT_MS: '1500', S3_MAX_CONNECTIONS: '64' }).s3.listener).toMatchObject({ requestIdleTimeoutMs: 1500, maxConnections: 64 });

@@ -3,8 +3,19 @@ import { ConfigError, envVar, parseEnv, z } from '@ostore/shared/config';
 import { USAGE_DELTA_MODES, UsageConfig, usageConfigOf } from '@ostore/queue/data-access';
 import { BaseConfig, baseEnvSchema, toBaseConfig } from '@ostore/shared/runtime';
 
-/** An admin token: at least 16 characters. */
-const adminToken = z.string().min(16, 'must be at least 16 characters');
+/** Words that mark a token copied from an example rather than generated (e.g. `REPLACE-ME-with-a-long-random-token`). */
+const PLACEHOLDER_WORDS = ['replace', 'changeme', 'change-me', 'change_me', 'placeholder', 'example', 'your-token', 'yourtoken', 'dummy', 'insecure', 'password', 'secret'];
+
+/**
+ * An admin token: at least 16 characters, at least 8 different ones (not `0000000000000000`), and
+ * none of the words of an example value: a placeholder copied from documentation or a manifest
+ * would open the admin API to anyone who read the same text, so the gateway refuses to start.
+ */
+const adminToken = z
+  .string()
+  .min(16, 'must be at least 16 characters')
+  .refine((t) => new Set(t).size >= 8, 'must have at least 8 different characters (generate it, e.g. `openssl rand -hex 32`)')
+  .refine((t) => !PLACEHOLDER_WORDS.some((w) => t.toLowerCase().includes(w)), 'looks like a placeholder (generate it, e.g. `openssl rand -hex 32`)');
 
 const schema = baseEnvSchema
   .extend({
@@ -24,6 +35,8 @@ const schema = baseEnvSchema
     S3_AUTH_CACHE_MAX_KEYS: envVar.int(10_000, 1, 10_000_000),
     /** Accept Signature Version 2 (header and presigned query, V2 POST policies); off, V2 is refused as S3 refuses it in SigV4-only regions. */
     S3_SIGV2: envVar.bool(true),
+    /** Most buckets one user may own; CreateBucket past it is TooManyBuckets (AWS's default quota). */
+    S3_MAX_BUCKETS_PER_USER: envVar.int(10_000, 1, 1_000_000),
     /** Longest wait for a request's headers once its connection has sent something. */
     S3_HEADERS_TIMEOUT_MS: envVar.int(20_000, 100, 600_000),
     /** A request whose body sends nothing for this long answers 400 RequestTimeout and loses its connection (AWS: ~20 s). */
@@ -50,8 +63,8 @@ const schema = baseEnvSchema
     ADMIN_TOKEN_FILE: z.string().min(1).optional(),
     /** Address of the admin API's own listener. */
     ADMIN_HOST: envVar.string('127.0.0.1'),
-    /** Port of the admin API's own listener; unset, the admin API is served on the management port. */
-    ADMIN_PORT: z.coerce.number().int().min(1).max(65535).optional(),
+    /** Port of the admin API's own listener (the management port never serves it). */
+    ADMIN_PORT: envVar.port(9104),
     BLOCK_STORE: z.enum(['fs', 'cassandra']).default('fs'),
     BLOCK_STORE_DIR: envVar.string('.stack/blocks'),
     BLOCK_SIZE_BYTES: envVar.int(8 * 1024 * 1024, 64 * 1024, 64 * 1024 * 1024),
@@ -71,7 +84,7 @@ const schema = baseEnvSchema
     USAGE_BUFFER_MAX: envVar.int(50_000, 1, 10_000_000),
   })
   .superRefine((env, ctx) => {
-    if (env.ADMIN_PORT !== undefined && env.ADMIN_PORT === env.MANAGEMENT_PORT) {
+    if (env.ADMIN_PORT === env.MANAGEMENT_PORT) {
       ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['ADMIN_PORT'], message: 'must differ from MANAGEMENT_PORT' });
     }
     if (env.ADMIN_TOKEN !== undefined && env.ADMIN_TOKEN_FILE !== undefined) {
@@ -102,6 +115,7 @@ export interface GatewayConfig extends BaseConfig {
     authCacheMaxKeys: number;
     /** Whether Signature Version 2 is accepted (S3_SIGV2). */
     sigV2: boolean;
+    maxBucketsPerUser: number;
     /** Timeouts and the connection limit of the S3 listener (S3_*_TIMEOUT_MS, S3_MAX_CONNECTIONS). */
     listener: { headersTimeoutMs: number; requestIdleTimeoutMs: number; keepAliveTimeoutMs: number; maxConnections: number };
     inlineBodyMaxBytes: number;
@@ -111,7 +125,7 @@ export interface GatewayConfig extends BaseConfig {
     bootstrap?: { user: string; accessKeyId: string; secretAccessKey: string };
   };
   /** The admin API: its token (none: the API is off) and its own listener (no port: the management port). */
-  admin: { token?: string; host: string; port?: number };
+  admin: { token?: string; host: string; port: number };
   blocks: { store: 'fs' | 'cassandra'; dir: string; coldDir: string; blockSize: number; gcIntervalMs: number; inFlightTtlSeconds: number; gcGraceMs: number };
   /** The usage delta publisher (USAGE_*); `sourceHost` is this host's name (the pod name). */
   usage: UsageConfig;
@@ -132,6 +146,7 @@ export function loadGatewayConfig(env: Record<string, string | undefined> = proc
       authNegativeCacheMs: parsed.S3_AUTH_NEGATIVE_CACHE_MS,
       authCacheMaxKeys: parsed.S3_AUTH_CACHE_MAX_KEYS,
       sigV2: parsed.S3_SIGV2,
+      maxBucketsPerUser: parsed.S3_MAX_BUCKETS_PER_USER,
       listener: {
         headersTimeoutMs: parsed.S3_HEADERS_TIMEOUT_MS,
         requestIdleTimeoutMs: parsed.S3_REQUEST_IDLE_TIMEOUT_MS,

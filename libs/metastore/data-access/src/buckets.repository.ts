@@ -172,4 +172,38 @@ export class BucketsRepository {
     }
     return out;
   }
+
+  /**
+   * One page of the owner's listing in name order (unconfirmed, like `listOwned`): names after
+   * `after` and starting with `prefix`, at most `limit`.
+   */
+  async listOwnedPage(ownerId: string, page: { after?: string; prefix?: string; limit: number }): Promise<{ name: string; bucketId: string }[]> {
+    const params: unknown[] = [ownerId];
+    let cql = `SELECT name, bucket_id FROM buckets_by_owner WHERE owner_id = ?`;
+    const from = page.prefix !== undefined && (page.after === undefined || page.after < page.prefix) ? page.prefix : undefined;
+    if (from !== undefined) {
+      cql += ' AND name >= ?';
+      params.push(from);
+    } else if (page.after !== undefined) {
+      cql += ' AND name > ?';
+      params.push(page.after);
+    }
+    if (page.prefix !== undefined) {
+      // bucket names are ASCII: every name starting with the prefix sorts below this bound
+      cql += ' AND name < ?';
+      params.push(`${page.prefix}\u{10ffff}`);
+    }
+    cql += ' LIMIT ?';
+    params.push(page.limit);
+    const rs = await this.client.execute(cql, params);
+    return rs.rows
+      .map((r) => ({ name: str(r['name']), bucketId: str(r['bucket_id']) }))
+      .filter((e) => (page.prefix === undefined || e.name.startsWith(page.prefix)) && (page.after === undefined || e.name > page.after));
+  }
+
+  /** How many entries the owner's listing holds (a count over one partition of at most the bucket limit). */
+  async countOwned(ownerId: string): Promise<number> {
+    const rs = await this.client.execute(`SELECT COUNT(*) AS n FROM buckets_by_owner WHERE owner_id = ?`, [ownerId]);
+    return Number(rs.rows[0]?.['n'] ?? 0);
+  }
 }

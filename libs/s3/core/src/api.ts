@@ -226,11 +226,22 @@ export interface AccessKey {
   disabled: boolean;
 }
 
+/** A page of ListBuckets: names after `after`, starting with `prefix`, at most `limit`. */
+export interface OwnedBucketsPage {
+  after?: string;
+  prefix?: string;
+  limit: number;
+}
+
 export interface BucketsService {
   create(input: { name: string; owner: Owner; location: string; acl: CannedAcl }): Promise<Bucket>; // BucketAlreadyExists | BucketAlreadyOwnedByYou
   get(name: string): Promise<Bucket>; // NoSuchBucket
   delete(name: string): Promise<void>; // NoSuchBucket | BucketNotEmpty (objects or versions; uploads in progress are aborted)
   listOwned(ownerId: string): Promise<Bucket[]>;
+  /** One page of the owner's buckets in name order; `more` when buckets after the page exist. */
+  listOwnedPage(ownerId: string, page: OwnedBucketsPage): Promise<{ buckets: Bucket[]; more: boolean }>;
+  /** How many buckets the owner's listing holds (entries of buckets being deleted included). */
+  countOwned(ownerId: string): Promise<number>;
   setVersioning(name: string, status: 'Enabled' | 'Suspended'): Promise<void>;
   setAcl(name: string, acl: CannedAcl): Promise<void>;
   getTags(name: string): Promise<Record<string, string>>; // NoSuchTagSet when none

@@ -1,7 +1,7 @@
 import { randomUUID } from 'crypto';
 import type { Clock } from '@ostore/shared/clock';
 import type { BucketRow, Metastore } from '@ostore/metastore/data-access';
-import type { Bucket, BucketAccessSettings, BucketsService, CannedAcl, Owner, Versioning } from './api';
+import type { Bucket, BucketAccessSettings, BucketsService, CannedAcl, OwnedBucketsPage, Owner, Versioning } from './api';
 import type { BucketResolver } from './bucket-resolver';
 import { noSuchBucket, s3err } from './errors';
 import { versionsSource } from './listing/sources';
@@ -38,6 +38,9 @@ export interface UploadsAborter {
  * S3 bucket operations over the `buckets` table (see BucketsRepository for the LWT discipline);
  * bucket rows are read through the BucketResolver (and its per-process cache).
  */
+/** Listing entries confirmed against their bucket rows at a time (each confirmation is one read). */
+const OWNED_CONFIRM_BATCH = 100;
+
 export class CassandraBucketsService implements BucketsService {
   constructor(
     private readonly ms: Metastore,
@@ -124,6 +127,30 @@ export class CassandraBucketsService implements BucketsService {
     await this.ms.buckets.removeOwned(b.ownerId, name);
     // an upload begun meanwhile through a gateway that still had the bucket cached
     await this.uploads.abortAll(b).catch(() => undefined);
+  }
+
+  async listOwnedPage(ownerId: string, page: OwnedBucketsPage): Promise<{ buckets: Bucket[]; more: boolean }> {
+    const out: Bucket[] = [];
+    let after = page.after;
+    for (;;) {
+      // one entry more than the page, to tell whether more remain
+      const want = page.limit - out.length + 1;
+      const entries = await this.ms.buckets.listOwnedPage(ownerId, { after, prefix: page.prefix, limit: want });
+      for (let i = 0; i < entries.length; i += OWNED_CONFIRM_BATCH) {
+        const slice = entries.slice(i, i + OWNED_CONFIRM_BATCH);
+        const rows = await Promise.all(slice.map((e) => this.ms.buckets.get(e.name)));
+        rows.forEach((r, j) => {
+          if (r && r.bucketId === slice[j].bucketId && r.ownerId === ownerId) out.push(bucketOf(r));
+        });
+      }
+      if (out.length > page.limit) return { buckets: out.slice(0, page.limit), more: true };
+      if (entries.length < want) return { buckets: out, more: false };
+      after = entries[entries.length - 1].name;
+    }
+  }
+
+  countOwned(ownerId: string): Promise<number> {
+    return this.ms.buckets.countOwned(ownerId);
   }
 
   async listOwned(ownerId: string): Promise<Bucket[]> {

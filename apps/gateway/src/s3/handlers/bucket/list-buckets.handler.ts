@@ -8,9 +8,9 @@ import type { S3Request } from '../../s3-request';
 
 const MAX_BUCKETS = 10000;
 
-/** max-buckets: 1..10000 (S3), all of them when absent. */
-function parseMaxBuckets(value: string | undefined): number | undefined {
-  if (value === undefined) return undefined;
+/** max-buckets: 1..10000 (S3); pages of 10,000 when absent. */
+function parseMaxBuckets(value: string | undefined): number {
+  if (value === undefined) return MAX_BUCKETS;
   const n = Number(value);
   if (!/^\d+$/.test(value) || n < 1 || n > MAX_BUCKETS)
     throw new S3Error('InvalidArgument', `max-buckets must be an integer between 1 and ${MAX_BUCKETS}`, {
@@ -30,7 +30,10 @@ function afterToken(token: string | undefined): string | undefined {
   return name;
 }
 
-/** ListBuckets: the caller's buckets in name order, paginated with max-buckets / continuation-token, prefix. */
+/**
+ * ListBuckets: the caller's buckets in name order, paginated with max-buckets / continuation-token,
+ * prefix; one page read from the owner's listing, never all of it.
+ */
 @Injectable()
 export class ListBucketsHandler implements S3Handler {
   readonly operation = 'ListBuckets';
@@ -43,11 +46,7 @@ export class ListBucketsHandler implements S3Handler {
     const maxBuckets = parseMaxBuckets(req.query('max-buckets'));
     const after = afterToken(req.query('continuation-token'));
     const prefix = req.query('prefix');
-    const all = (await this.buckets.listOwned(owner.id)).filter(
-      (b) => (prefix === undefined || b.name.startsWith(prefix)) && (after === undefined || b.name > after),
-    );
-    const page = maxBuckets === undefined ? all : all.slice(0, maxBuckets);
-    const more = page.length < all.length;
+    const { buckets: page, more } = await this.buckets.listOwnedPage(owner.id, { after, prefix, limit: maxBuckets });
     sendXml(
       req,
       200,
