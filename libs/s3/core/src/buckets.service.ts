@@ -22,6 +22,7 @@ export function bucketOf(row: BucketRow): Bucket {
     acl: row.acl as CannedAcl,
     policy: row.policy,
     publicAccessBlock: row.publicAccessBlock,
+    objectOwnership: row.objectOwnership,
   };
 }
 
