@@ -1,9 +1,13 @@
 import {
   CreateBucketCommand,
+  DeleteBucketOwnershipControlsCommand,
   DeletePublicAccessBlockCommand,
+  GetBucketAclCommand,
+  GetBucketOwnershipControlsCommand,
   GetBucketPolicyStatusCommand,
   GetPublicAccessBlockCommand,
   PutBucketAclCommand,
+  PutBucketOwnershipControlsCommand,
   PutBucketPolicyCommand,
   PutObjectCommand,
   PutPublicAccessBlockCommand,
@@ -17,7 +21,7 @@ const publicRead = (b: string) =>
   JSON.stringify({ Version: '2012-10-17', Statement: [{ Effect: 'Allow', Principal: '*', Action: 's3:GetObject', Resource: `arn:aws:s3:::${b}/*` }] });
 const off: PublicAccessBlockConfiguration = { BlockPublicAcls: false, IgnorePublicAcls: false, BlockPublicPolicy: false, RestrictPublicBuckets: false };
 
-describe('Public Access Block (AWS SDK v3 against a gateway process)', () => {
+describe('Public Access Block and Object Ownership (AWS SDK v3 against a gateway process)', () => {
   let gw: GatewayUnderTest;
   let owner: S3Client;
 
@@ -96,5 +100,42 @@ describe('Public Access Block (AWS SDK v3 against a gateway process)', () => {
     await owner.send(new PutPublicAccessBlockCommand({ Bucket: b, PublicAccessBlockConfiguration: { ...off, RestrictPublicBuckets: true } }));
     expect(await anonGet(`${b}/k`)).toBe(403);
     expect((await owner.send(new GetBucketPolicyStatusCommand({ Bucket: b }))).PolicyStatus?.IsPublic).toBe(true);
+  });
+
+  it('stores, returns and deletes Object Ownership; none is OwnershipControlsNotFoundError', async () => {
+    const b = await bucket('own-crud');
+    const none = await s3Error(owner.send(new GetBucketOwnershipControlsCommand({ Bucket: b })));
+    expect([none.name, none.$metadata.httpStatusCode]).toEqual(['OwnershipControlsNotFoundError', 404]);
+    await owner.send(new PutBucketOwnershipControlsCommand({ Bucket: b, OwnershipControls: { Rules: [{ ObjectOwnership: 'BucketOwnerPreferred' }] } }));
+    expect((await owner.send(new GetBucketOwnershipControlsCommand({ Bucket: b }))).OwnershipControls?.Rules).toEqual([{ ObjectOwnership: 'BucketOwnerPreferred' }]);
+    await owner.send(new DeleteBucketOwnershipControlsCommand({ Bucket: b }));
+    expect((await s3Error(owner.send(new GetBucketOwnershipControlsCommand({ Bucket: b })))).name).toBe('OwnershipControlsNotFoundError');
+    const bad = await signedRequest(gw.endpoint, gw.credentials, 'PUT', `/${b}`, {
+      query: { ownershipControls: '' },
+      body: '<OwnershipControls><Rule><ObjectOwnership>Nobody</ObjectOwnership></Rule></OwnershipControls>',
+    });
+    expect([bad.status, /<Code>(\w+)</.exec(bad.text)?.[1]]).toEqual([400, 'MalformedXML']);
+  });
+
+  it('BucketOwnerEnforced (x-amz-object-ownership on CreateBucket) disables ACLs but bucket-owner-full-control', async () => {
+    await owner.send(new CreateBucketCommand({ Bucket: 'own-enforced', ObjectOwnership: 'BucketOwnerEnforced' }));
+    expect((await owner.send(new GetBucketOwnershipControlsCommand({ Bucket: 'own-enforced' }))).OwnershipControls?.Rules).toEqual([{ ObjectOwnership: 'BucketOwnerEnforced' }]);
+    const put = await s3Error(owner.send(new PutObjectCommand({ Bucket: 'own-enforced', Key: 'k', Body: 'x', ACL: 'public-read' })));
+    expect([put.name, put.$metadata.httpStatusCode]).toEqual(['AccessControlListNotSupported', 400]);
+    expect((await s3Error(owner.send(new PutBucketAclCommand({ Bucket: 'own-enforced', ACL: 'public-read' })))).name).toBe('AccessControlListNotSupported');
+    await owner.send(new PutObjectCommand({ Bucket: 'own-enforced', Key: 'k', Body: 'x', ACL: 'bucket-owner-full-control' }));
+    await owner.send(new PutObjectCommand({ Bucket: 'own-enforced', Key: 'k2', Body: 'x' }));
+    expect((await owner.send(new GetBucketAclCommand({ Bucket: 'own-enforced' }))).Grants?.map((g) => g.Permission)).toEqual(['FULL_CONTROL']);
+    const both = await s3Error(owner.send(new CreateBucketCommand({ Bucket: 'own-conflict', ObjectOwnership: 'BucketOwnerEnforced', ACL: 'public-read' })));
+    expect(both.name).toBe('InvalidBucketAclWithObjectOwnership');
+    const unknown = await s3Error(owner.send(new CreateBucketCommand({ Bucket: 'own-unknown', ObjectOwnership: 'Whoever' as never })));
+    expect(unknown.name).toBe('InvalidArgument');
+  });
+
+  it('refuses BucketOwnerEnforced on a bucket whose ACL is public', async () => {
+    const b = await bucket('own-public');
+    await owner.send(new PutBucketAclCommand({ Bucket: b, ACL: 'public-read' }));
+    const err = await s3Error(owner.send(new PutBucketOwnershipControlsCommand({ Bucket: b, OwnershipControls: { Rules: [{ ObjectOwnership: 'BucketOwnerEnforced' }] } })));
+    expect(err.name).toBe('InvalidBucketAclWithObjectOwnership');
   });
 });

@@ -16,9 +16,12 @@ const ROUTES: [method: string, param: string, operation: string][] = [
   ['PUT', 'publicAccessBlock', 'PutPublicAccessBlock'],
   ['GET', 'publicAccessBlock', 'GetPublicAccessBlock'],
   ['DELETE', 'publicAccessBlock', 'DeletePublicAccessBlock'],
+  ['PUT', 'ownershipControls', 'PutBucketOwnershipControls'],
+  ['GET', 'ownershipControls', 'GetBucketOwnershipControls'],
+  ['DELETE', 'ownershipControls', 'DeleteBucketOwnershipControls'],
 ];
 
-/** The bucket access-control operations (policy, policy status, Public Access Block) a bucket request names, if any. */
+/** The bucket access-control operations (policy, policy status, Public Access Block, Object Ownership) a bucket request names, if any. */
 export function accessOperation(r: RequestFacts): string | undefined {
   if (r.key !== undefined) return undefined;
   return ROUTES.find(([method, param]) => method === r.method && r.has(param))?.[2];

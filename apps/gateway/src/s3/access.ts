@@ -49,7 +49,7 @@ export class AccessControl {
     const bucket = await this.buckets.get(req.bucket);
     req.bucketInfo = bucket;
     if (rule === 'bucket-write' && req.header('x-amz-copy-source') !== undefined) req.concealsExistence = await this.mayNotListCopySource(req);
-    if ((bucket.policy || bucket.publicAccessBlock) && (await this.policies.check(req, bucket)) === 'allowed') return;
+    if ((bucket.policy || bucket.publicAccessBlock || bucket.objectOwnership === 'BucketOwnerEnforced') && (await this.policies.check(req, bucket)) === 'allowed') return;
     if (user && user.id === bucket.owner.id) return;
     const acl = req.aclsIgnored ? 'private' : bucket.acl;
     switch (rule) {

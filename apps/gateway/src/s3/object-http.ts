@@ -3,7 +3,7 @@ import type { CannedAcl, ChecksumAlgorithm, ObjectMeta, ObjectVersion } from '@o
 import type { S3Request } from './s3-request';
 
 export const CHECKSUM_ALGORITHMS: ChecksumAlgorithm[] = ['CRC32', 'CRC32C', 'CRC64NVME', 'SHA1', 'SHA256'];
-export const CANNED_ACLS: CannedAcl[] = ['private', 'public-read', 'public-read-write', 'authenticated-read'];
+export const CANNED_ACLS: CannedAcl[] = ['private', 'public-read', 'public-read-write', 'authenticated-read', 'bucket-owner-read', 'bucket-owner-full-control'];
 
 /** The canned ACL of `x-amz-acl`, or undefined; anything else is InvalidArgument. */
 export function cannedAclOf(req: S3Request): CannedAcl | undefined {

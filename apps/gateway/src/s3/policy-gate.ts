@@ -31,13 +31,27 @@ export function setsPublicAcl(req: S3Request): boolean {
   return GRANT_HEADERS.some((h) => /acs\.amazonaws\.com\/groups\/global\/(AllUsers|AuthenticatedUsers)/.test(req.header(h) ?? ''));
 }
 
+/**
+ * Whether a request sets an ACL other than the ones BucketOwnerEnforced still accepts: a canned
+ * ACL but `bucket-owner-full-control` (and `private` on the bucket's own ACL), a grant header, or
+ * an AccessControlPolicy body.
+ */
+export function setsAcl(req: S3Request): boolean {
+  const canned = req.header('x-amz-acl');
+  if (canned !== undefined && canned !== 'bucket-owner-full-control' && !(canned === 'private' && req.operation === 'PutBucketAcl')) return true;
+  if (GRANT_HEADERS.some((h) => req.header(h) !== undefined)) return true;
+  const acl = req.operation === 'PutBucketAcl' || req.operation === 'PutObjectAcl';
+  return acl && canned === undefined && (req.header('content-length') ?? '0') !== '0';
+}
+
 /** What the gate decided for a request it did not refuse. */
 export type GateVerdict = 'allowed' | 'acl';
 
 /**
- * The bucket-policy and Public Access Block step of authorization, run only for buckets that have
- * either (a bucket without one costs its callers nothing here). Refuses what an explicit deny,
- * RestrictPublicBuckets or BlockPublicAcls refuse; answers `allowed` when ownership or the policy
+ * The bucket-policy, Public Access Block and Object Ownership step of authorization, run only for
+ * buckets that have a policy, a block or BucketOwnerEnforced (a bucket without any costs its callers
+ * nothing here). Refuses what an explicit deny, RestrictPublicBuckets or BlockPublicAcls refuse,
+ * and an ACL on a BucketOwnerEnforced bucket (AccessControlListNotSupported; ACLs grant nothing there); answers `allowed` when ownership or the policy
  * allows the request (then no ACL is consulted), else `acl`: the caller's ACL rules decide, with
  * public ACLs ignored under IgnorePublicAcls (`req.aclsIgnored`).
  */
@@ -60,9 +74,12 @@ export class PolicyGate {
       if (verdict === 'Allow') throw new S3Error('MethodNotAllowed', 'The specified method is not allowed against this resource.', { extra: { Method: req.method, ResourceType: 'BUCKET' } });
       throw denied();
     }
+    const enforced = bucket.objectOwnership === 'BucketOwnerEnforced';
+    if (enforced && ACL_WRITES.has(req.operation) && setsAcl(req))
+      throw new S3Error('AccessControlListNotSupported', 'The bucket does not allow ACLs');
     if (pab?.blockPublicAcls && ACL_WRITES.has(req.operation) && setsPublicAcl(req)) throw denied();
     const restrict = !!pab?.restrictPublicBuckets && isPolicyPublic(policy);
-    req.aclsIgnored = !!pab?.ignorePublicAcls || restrict;
+    req.aclsIgnored = !!pab?.ignorePublicAcls || restrict || enforced;
     if (verdict === 'Deny' && !(isOwner && OWNER_ONLY_ACTIONS.has(act.action))) throw denied();
     if (isOwner) return 'allowed';
     if (restrict) throw denied();

@@ -8,7 +8,8 @@ import type { Readable } from 'stream';
 
 export type ChecksumAlgorithm = 'CRC32' | 'CRC32C' | 'CRC64NVME' | 'SHA1' | 'SHA256';
 export type Versioning = 'Unversioned' | 'Enabled' | 'Suspended';
-export type CannedAcl = 'private' | 'public-read' | 'public-read-write' | 'authenticated-read';
+/** S3's canned ACLs; `bucket-owner-read` / `bucket-owner-full-control` are for objects (the bucket owner may always read them here). */
+export type CannedAcl = 'private' | 'public-read' | 'public-read-write' | 'authenticated-read' | 'bucket-owner-read' | 'bucket-owner-full-control';
 
 /** The delete marker an error is about (GET/HEAD of a key or version that is a delete marker). */
 export interface DeleteMarkerFacts {
@@ -55,12 +56,15 @@ export interface Bucket {
   /** Quota limits (unset: none); see the README's quota section. */
   quotaBytes?: number;
   quotaObjects?: number;
+  /** The Object Ownership setting, when one is set (none: ObjectWriter, ACLs honoured). */
+  objectOwnership?: string;
 }
 
 /** Access settings of a bucket; null removes one. */
 export interface BucketAccessSettings {
   policy?: string | null;
   publicAccessBlock?: string | null;
+  objectOwnership?: string | null;
 }
 
 /**
@@ -255,7 +259,7 @@ export interface BucketsService {
   setCors(name: string, stored: string): Promise<void>;
   /** Removes the CORS configuration (no error when there is none). */
   deleteCors(name: string): Promise<void>;
-  /** Stores (or, with null, removes) the bucket's policy and Public Access Block, as given. */
+  /** Stores (or, with null, removes) the bucket's policy, Public Access Block and Object Ownership, as given. */
   setAccessSettings(name: string, settings: BucketAccessSettings): Promise<void>;
 }
 

@@ -25,6 +25,7 @@ export function bucketOf(row: BucketRow): Bucket {
     publicAccessBlock: row.publicAccessBlock,
     ...(row.quotaBytes === undefined ? {} : { quotaBytes: row.quotaBytes }),
     ...(row.quotaObjects === undefined ? {} : { quotaObjects: row.quotaObjects }),
+    objectOwnership: row.objectOwnership,
   };
 }
 

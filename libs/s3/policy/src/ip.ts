@@ -41,9 +41,36 @@ export function parseCidr(text: string): { value: bigint; bits: 32 | 128; prefix
   return { ...ip, prefix };
 }
 
+const V4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/;
+const blocks = new Map<string, ReturnType<typeof parseCidr>>();
+
+/** A policy's CIDR block, parsed once per process. */
+function cachedCidr(cidr: string): ReturnType<typeof parseCidr> {
+  if (!blocks.has(cidr)) {
+    if (blocks.size > 5000) blocks.clear();
+    blocks.set(cidr, parseCidr(cidr));
+  }
+  return blocks.get(cidr);
+}
+
+/** IPv4 in plain numbers: the hot case of aws:SourceIp. */
+function v4InBlock(address: string, block: { value: bigint; prefix: number }): boolean | undefined {
+  const m = V4.exec(address);
+  if (!m) return undefined;
+  const parts = [+m[1], +m[2], +m[3], +m[4]];
+  if (parts.some((p) => p > 255)) return false;
+  const value = parts[0] * 16777216 + parts[1] * 65536 + parts[2] * 256 + parts[3];
+  const size = 2 ** (32 - block.prefix);
+  return Math.floor(value / size) === Math.floor(Number(block.value) / size);
+}
+
 /** Whether an address lies in a CIDR block (IPv4-mapped IPv6 addresses count as their IPv4 address). */
 export function ipInCidr(address: string, cidr: string): boolean {
-  const block = parseCidr(cidr);
+  const block = cachedCidr(cidr);
+  if (block?.bits === 32) {
+    const fast = v4InBlock(address.startsWith('::ffff:') ? address.slice(7) : address, block);
+    if (fast !== undefined) return fast;
+  }
   let ip = parseIp(address.startsWith('::ffff:') && address.includes('.') ? address.slice(7) : address);
   if (!block || !ip) return false;
   if (ip.bits !== block.bits) return false;

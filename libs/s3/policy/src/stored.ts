@@ -5,15 +5,15 @@ const parsed = new Map<string, BucketPolicy>();
 
 /**
  * The policy a bucket stores (the document PutBucketPolicy accepted), parsed once per process
- * and document: the access check reads it on every request of a bucket that has one.
+ * and document: the access check reads it on every request of a bucket that has one. Cached per
+ * bucket name with its document, so a hit costs one lookup by the short name and one comparison.
  */
 export function storedBucketPolicy(document: string, bucket: string): BucketPolicy {
-  const cacheKey = `${bucket}\n${document}`;
-  let policy = parsed.get(cacheKey);
-  if (!policy) {
+  let policy = parsed.get(bucket);
+  if (!policy || policy.document !== document) {
     policy = parseBucketPolicy(document, bucket);
-    if (parsed.size >= 1000) parsed.clear();
-    parsed.set(cacheKey, policy);
+    if (parsed.size >= 10_000) parsed.clear();
+    parsed.set(bucket, policy);
   }
   return policy;
 }
@@ -47,4 +47,14 @@ export function decodePublicAccessBlock(stored: string | undefined): PublicAcces
     blockPublicPolicy: j['blockPublicPolicy'] === true,
     restrictPublicBuckets: j['restrictPublicBuckets'] === true,
   };
+}
+
+/** The Object Ownership settings of a bucket (stored as the name). */
+export const OBJECT_OWNERSHIPS = ['BucketOwnerEnforced', 'BucketOwnerPreferred', 'ObjectWriter'] as const;
+/** One Object Ownership setting. */
+export type ObjectOwnership = (typeof OBJECT_OWNERSHIPS)[number];
+
+/** Whether a string is an Object Ownership setting. */
+export function isObjectOwnership(value: string | undefined): value is ObjectOwnership {
+  return (OBJECT_OWNERSHIPS as readonly (string | undefined)[]).includes(value);
 }

@@ -11,3 +11,4 @@ export * from './head-bucket.handler';
 export * from './list-buckets.handler';
 export * from './bucket-policy.handler';
 export * from './public-access-block.handler';
+export * from './ownership-controls.handler';
