@@ -2,7 +2,7 @@ import { readFileSync } from 'fs';
 import { Agent } from 'http';
 import { CreateBucketCommand, GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
-import { AppProcess, appEnv, freshCluster, freshKeyspace, metricSum, waitFor } from '@ostore/testing';
+import { AppProcess, appEnv, freshCluster, freshKeyspace, GiveUpWaiting, metricSum, waitFor } from '@ostore/testing';
 import { bodyText } from './s3-test-helpers';
 
 const base = 25000 + Math.floor(Math.random() * 1000) * 3;
@@ -50,7 +50,16 @@ describe('the gateway with GATEWAY_WORKERS=2', () => {
       USAGE_DELTAS: 'off',
       SHUTDOWN_TIMEOUT_MS: '15000',
     }).start();
-    await waitFor('the workers to be ready', async () => ((await fetch(`${mgmt}/health/ready`)).status === 200 ? true : undefined), 120_000, 500);
+    // the primary migrates first, then forks: two whole gateways boot on a machine that may be busy
+    await waitFor(
+      'the workers to be ready',
+      async () => {
+        if (gw.exitCode !== undefined) throw new GiveUpWaiting(`the gateway exited (${gw.exitCode}):\n${gw.output.join('')}`);
+        return (await fetch(`${mgmt}/health/ready`)).status === 200 ? true : undefined;
+      },
+      300_000,
+      500,
+    );
     s3 = new S3Client({
       endpoint: `http://127.0.0.1:${S3_PORT}`,
       region: 'us-east-1',
@@ -59,7 +68,7 @@ describe('the gateway with GATEWAY_WORKERS=2', () => {
       // many connections: the primary hands each new one to the next worker
       requestHandler: new NodeHttpHandler({ httpAgent: new Agent({ keepAlive: true, maxSockets: 8 }) }),
     });
-  }, 180_000);
+  }, 360_000);
   afterAll(async () => {
     s3?.destroy();
     await gw?.stop();
@@ -67,20 +76,21 @@ describe('the gateway with GATEWAY_WORKERS=2', () => {
 
   it('serves S3 from both workers and sums their metrics', async () => {
     expect(childrenOf(gw.pid!)).toHaveLength(2);
+    // ready means one worker answered; one `ostore_app_info` gauge of 1 per worker: the sum
+    // reaches 2 once both answer the primary's scrape
+    await waitFor('both workers to answer /metrics', async () => ((await metricSum(mgmt, 'ostore_app_info')) === 2 ? true : undefined), 120_000, 500);
     await s3.send(new CreateBucketCommand({ Bucket: 'workers' }));
     const keys = Array.from({ length: 40 }, (_, i) => `k/${i}`);
     await Promise.all(keys.map((Key) => s3.send(new PutObjectCommand({ Bucket: 'workers', Key, Body: `body of ${Key}` }))));
     const bodies = await Promise.all(keys.map(async (Key) => bodyText((await s3.send(new GetObjectCommand({ Bucket: 'workers', Key }))).Body)));
     expect(bodies).toEqual(keys.map((k) => `body of ${k}`));
-    // one `ostore_app_info` gauge of 1 per worker: the sum says both answered the scrape
-    expect(await metricSum(mgmt, 'ostore_app_info')).toBe(2);
     const text = await (await fetch(`${mgmt}/metrics`)).text();
     const puts = text
       .split('\n')
       .filter((l) => l.startsWith('ostore_s3_requests_total') && l.includes('operation="PutObject"'))
       .reduce((sum, l) => sum + Number(l.split(' ').pop()), 0);
     expect(puts).toBe(40);
-  });
+  }, 180_000);
 
   it('replaces a worker that dies, and stops every worker on SIGTERM', async () => {
     const [victim, other] = childrenOf(gw.pid!);

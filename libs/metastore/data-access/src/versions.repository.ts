@@ -343,10 +343,14 @@ export class VersionsRepository {
     return rs.wasApplied();
   }
 
-  /** Drops a manifest whose version row is gone (or never became visible). */
-  async deleteManifest(vid: string): Promise<void> {
+  /**
+   * Drops a manifest whose version row is gone (or never became visible). `blocks: false` leaves
+   * `version_blocks` alone: for a version known to have none (its body was in its row), where a
+   * delete would only write a partition tombstone.
+   */
+  async deleteManifest(vid: string, options: { blocks?: boolean } = {}): Promise<void> {
     await Promise.all([
-      this.client.execute(`DELETE FROM version_blocks WHERE vid = ?`, [vid]),
+      options.blocks === false ? undefined : this.client.execute(`DELETE FROM version_blocks WHERE vid = ?`, [vid]),
       this.client.execute(`DELETE FROM version_meta WHERE vid = ?`, [vid]),
     ]);
   }

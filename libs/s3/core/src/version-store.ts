@@ -227,12 +227,19 @@ export class VersionStore extends VersionData {
    * Permanently removes one version row: the row first (it disappears), then its block references
    * and manifest. The delete's timestamp exceeds the row's vts even if this clock lags the writer's.
    * Idempotent: racing removers of the same row both succeed.
+   *
+   * The row is read with its body column: a body kept in the row means the version has no blocks
+   * (CommitSpec.inlineBody), so neither `version_blocks` is read nor its partition deleted (one
+   * read and one tombstone less for every overwrite or delete of a small object).
    */
   async removeVersion(bucket: BucketKey, loc: VersionLocator, isNull: boolean): Promise<VersionRow | undefined> {
-    const row = await this.ms.versions.get(loc);
+    const row = await this.ms.versions.get(loc, { body: true });
     const at = Math.max(this.nowMicros(), loc.vts + 1);
     await this.ms.applyPartitionMutation(this.ms.versions.deleteStatements(loc, isNull, at));
-    if (!row || !row.isDeleteMarker) {
+    if (row?.inlineBody && !row.isDeleteMarker) {
+      await this.ms.versions.deleteManifest(loc.vid, { blocks: false });
+      this.recordUsage(bucket, 'remove', -row.size);
+    } else if (!row || !row.isDeleteMarker) {
       await this.dropManifest(loc.vid);
       if (row) await this.recordUsage(bucket, 'remove', -row.size, row.isGhost ? 0 : -1);
     }
