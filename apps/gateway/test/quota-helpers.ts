@@ -85,17 +85,18 @@ export async function uploadConcurrently(
   clients: S3Client[],
   Bucket: string,
   options: { uploaders: number; attempts: number; sizes: number[]; prefix: string },
-): Promise<{ accepted: number[]; outcomes: Map<string, number> }> {
-  const accepted: number[] = [];
+): Promise<{ accepted: { key: string; size: number }[]; outcomes: Map<string, number> }> {
+  const accepted: { key: string; size: number }[] = [];
   const outcomes = new Map<string, number>();
   await Promise.all(
     Array.from({ length: options.uploaders }, async (_, u) => {
       const s3 = clients[u % clients.length];
       for (let i = 0; i < options.attempts; i++) {
         const size = options.sizes[(u + i) % options.sizes.length];
-        const result = await outcome(s3.send(new PutObjectCommand({ Bucket, Key: `${options.prefix}/u${u}/o${i}`, Body: Buffer.alloc(size, u) })));
+        const key = `${options.prefix}/u${u}/o${i}`;
+        const result = await outcome(s3.send(new PutObjectCommand({ Bucket, Key: key, Body: Buffer.alloc(size, u) })));
         outcomes.set(result, (outcomes.get(result) ?? 0) + 1);
-        if (result === 'ok') accepted.push(size);
+        if (result === 'ok') accepted.push({ key, size });
       }
     }),
   );
