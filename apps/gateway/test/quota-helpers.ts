@@ -1,19 +1,11 @@
 import { ListObjectVersionsCommand, ListPartsCommand, PutObjectCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
 import type { GatewayUnderTest } from '@ostore/testing';
+import type { UsageView } from '../src/cli/bucket-commands';
 
 export const MiB = 2 ** 20;
 
 /** What a bucket's quota view says (GET /admin/buckets/:name/usage). */
-export interface UsageAnswer {
-  bucket: string;
-  bytes: number;
-  objects: number;
-  source: 'ledger' | 'recount';
-  asOf: string;
-  quota?: { maxBytes?: number; maxObjects?: number };
-  utilisation?: { bytes?: number; objects?: number };
-  drift?: { bytes: number; objects: number };
-}
+export type UsageAnswer = UsageView;
 
 /** One admin API call of a gateway; fails the test on a non-2xx answer. */
 export async function admin<T>(gw: GatewayUnderTest, method: string, path: string, body?: unknown): Promise<T> {
