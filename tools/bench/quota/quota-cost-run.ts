@@ -35,7 +35,7 @@ export async function main(argv: string[]): Promise<number> {
   const credentials = { user: 'bench', accessKeyId: 'OSTOREBENCHQUOTA0001', secretAccessKey: 'ostore-bench-quota-secret-000000000000000' };
   const gw = new GatewayProcess({
     keyspace,
-    cluster: keyspace,
+    cluster: keyspace.replace(/_/g, '-'),
     cassandraHost: cassandra[0],
     cassandraPort: Number(cassandra[1] ?? 9042),
     kafkaBrokers: (process.env['OSTORE_BENCH_KAFKA'] ?? '127.0.0.1:9092').split(','),
