@@ -1,19 +1,11 @@
 import { ListObjectVersionsCommand, ListPartsCommand, PutObjectCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
 import type { GatewayUnderTest } from '@ostore/testing';
+import type { UsageView } from '../src/cli/bucket-commands';
 
 export const MiB = 2 ** 20;
 
 /** What a bucket's quota view says (GET /admin/buckets/:name/usage). */
-export interface UsageAnswer {
-  bucket: string;
-  bytes: number;
-  objects: number;
-  source: 'ledger' | 'recount';
-  asOf: string;
-  quota?: { maxBytes?: number; maxObjects?: number };
-  utilisation?: { bytes?: number; objects?: number };
-  drift?: { bytes: number; objects: number };
-}
+export type UsageAnswer = UsageView;
 
 /** One admin API call of a gateway; fails the test on a non-2xx answer. */
 export async function admin<T>(gw: GatewayUnderTest, method: string, path: string, body?: unknown): Promise<T> {
@@ -85,17 +77,18 @@ export async function uploadConcurrently(
   clients: S3Client[],
   Bucket: string,
   options: { uploaders: number; attempts: number; sizes: number[]; prefix: string },
-): Promise<{ accepted: number[]; outcomes: Map<string, number> }> {
-  const accepted: number[] = [];
+): Promise<{ accepted: { key: string; size: number }[]; outcomes: Map<string, number> }> {
+  const accepted: { key: string; size: number }[] = [];
   const outcomes = new Map<string, number>();
   await Promise.all(
     Array.from({ length: options.uploaders }, async (_, u) => {
       const s3 = clients[u % clients.length];
       for (let i = 0; i < options.attempts; i++) {
         const size = options.sizes[(u + i) % options.sizes.length];
-        const result = await outcome(s3.send(new PutObjectCommand({ Bucket, Key: `${options.prefix}/u${u}/o${i}`, Body: Buffer.alloc(size, u) })));
+        const key = `${options.prefix}/u${u}/o${i}`;
+        const result = await outcome(s3.send(new PutObjectCommand({ Bucket, Key: key, Body: Buffer.alloc(size, u) })));
         outcomes.set(result, (outcomes.get(result) ?? 0) + 1);
-        if (result === 'ok') accepted.push(size);
+        if (result === 'ok') accepted.push({ key, size });
       }
     }),
   );

@@ -46,7 +46,7 @@ describe('bucket quotas (one gateway)', () => {
       sizes: [64 * 1024, 200 * 1024, 256 * 1024, 512 * 1024 + 3],
       prefix: 'race',
     });
-    const sum = accepted.reduce((a, b) => a + b, 0);
+    const sum = accepted.reduce((a, b) => a + b.size, 0);
     expect([...outcomes.keys()].sort()).toEqual(['403 QuotaExceeded', 'ok']);
     const held = await heldBytes(s3, Bucket);
     expect(held).toEqual({ bytes: sum, objects: accepted.length });

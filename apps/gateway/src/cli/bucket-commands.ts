@@ -19,7 +19,8 @@ export const BUCKET_USAGE = `bucket commands:
   bucket quota recount <bucket> [--json]     re-base the live quota ledger to an exact recount
 Sizes print in binary units (10 MiB). --json prints the API's answer for scripts.`;
 
-interface Usage {
+/** The admin API's answer about one bucket's usage (GET /admin/buckets/:name/usage and the quota calls), as JSON. */
+export interface UsageView {
   bucket: string;
   bytes: number;
   objects: number;
@@ -64,7 +65,7 @@ function renderList(answer: unknown): string {
 }
 
 function renderUsage(answer: unknown): string {
-  const u = answer as Usage;
+  const u = answer as UsageView;
   const rows: string[][] = [
     ['bucket', u.bucket],
     ['bytes', `${formatBytes(u.bytes)} (${u.bytes} bytes)`],

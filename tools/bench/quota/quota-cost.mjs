@@ -1,0 +1,12 @@
+#!/usr/bin/env node
+// Quota check cost: gateway CPU per PUT into a bucket WITH a quota against one without, in one run.
+//
+//   node tools/bench/quota/quota-cost.mjs [--rounds 6] [--puts 300] [--concurrency 8] [--size 1024]
+//
+// Uses the running local stack (127.0.0.1:9042, Kafka 9092) or OSTORE_BENCH_CASSANDRA/KAFKA, starts
+// one gateway on a fresh keyspace, and alternates rounds of PUTs into the two buckets (the order
+// flips every round, so drift of the shared machine falls on both). The gateway's CPU (utime +
+// stime from /proc) over each round gives ms of CPU per PUT. Results: tools/bench/quota/QUOTA-COST-RESULTS.md.
+import { runMain } from '../lifecycle/run-ts.mjs';
+
+runMain(import.meta.url, './quota-cost-run.ts');
