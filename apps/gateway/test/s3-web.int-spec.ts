@@ -116,6 +116,8 @@ describe('CORS, browser POST uploads and Signature Version 2', () => {
       const missingRaw = await fetch(`${gw.endpoint}/${Bucket}/public.txt?versionId=nope`, { headers: { Origin: 'https://app.example' } });
       expect(missingRaw.status).toBeGreaterThanOrEqual(400);
       expect(missingRaw.headers.get('access-control-allow-origin')).toBe('https://app.example');
+      const listing = await fetch(`${gw.endpoint}/${Bucket}?list-type=2`, { headers: { Origin: 'https://app.example' } });
+      expect([listing.status, listing.headers.get('access-control-allow-origin')]).toEqual([403, 'https://app.example']);
       const other = await fetch(`${gw.endpoint}/${Bucket}/public.txt`, { headers: { Origin: 'https://evil.example' } });
       expect([other.status, other.headers.get('access-control-allow-origin')]).toEqual([200, null]);
     });
@@ -167,6 +169,18 @@ describe('CORS, browser POST uploads and Signature Version 2', () => {
       expect([head.ContentType, head.Metadata, head.ContentLength]).toEqual(['text/plain', { owner: 'alice' }, 10]);
       expect((await s3.send(new GetObjectTaggingCommand({ Bucket, Key: 'uploads/notes.txt' }))).TagSet).toEqual([{ Key: 'team', Value: 'web' }]);
       expect((await fetch(`${gw.endpoint}/${Bucket}/uploads/notes.txt`)).status).toBe(200); // public-read
+    });
+
+    it('verifies a checksum field and answers the computed checksum', async () => {
+      const crc32 = Buffer.alloc(4);
+      crc32.writeUInt32BE(0x3610a686); // CRC32 of "hello"
+      const good = presignedPost('crc.txt', [], { 'x-amz-checksum-crc32': crc32.toString('base64') });
+      const res = await upload(good.url, good.fields, 'hello');
+      expect([res.status, res.headers.get('x-amz-checksum-crc32')]).toEqual([204, crc32.toString('base64')]);
+      const bad = presignedPost('crc-bad.txt', [], { 'x-amz-checksum-crc32': crc32.toString('base64') });
+      const refused = await upload(bad.url, bad.fields, 'hellO');
+      expect([refused.status, errorCode(await refused.text())]).toEqual([400, 'BadDigest']);
+      expect((await s3Error(s3.send(new HeadObjectCommand({ Bucket, Key: 'crc-bad.txt' })))).name).toBe('NotFound');
     });
 
     it('answers 204 by default and redirects with success_action_redirect', async () => {

@@ -51,6 +51,13 @@ describe('POST policy', () => {
     expect([e.code, e.message]).toEqual(['AccessDenied', message]);
   });
 
+  it('refuses a policy that does not name the bucket', () => {
+    const unbound = parsePostPolicy(b64({ expiration: '2026-12-01T13:00:00Z', conditions: [['starts-with', '$key', '']] }));
+    expect(thrown(() => checkPostPolicy(unbound, new Map([['bucket', 'b'], ['key', 'k']]), NOW)).message).toBe(
+      'Invalid according to Policy: Policy Condition failed: ["eq", "$bucket", "b"]',
+    );
+  });
+
   it('refuses an expired policy', () => {
     expect(thrown(() => checkPostPolicy(policy, fields(), new Date('2026-12-01T13:00:01Z'))).message).toBe('Invalid according to Policy: Policy expired.');
   });

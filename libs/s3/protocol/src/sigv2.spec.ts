@@ -153,6 +153,7 @@ describe('Signature Version 2', () => {
     expect(check({ Date: '' })).toMatchObject({ code: 'AccessDenied' });
     expect(check({ Date: 'Bad Date' })).toMatchObject({ code: 'AccessDenied' });
     expect(check({ 'x-amz-date': 'Bad Date' })).toMatchObject({ code: 'AccessDenied' });
+    expect(check({ Date: 'Tue, 07 Jul 1950 21:53:04 GMT' })).toMatchObject({ code: 'AccessDenied' });
     expect(check({ Date: 'Tue, 07 Jul 9999 21:53:04 GMT' })).toMatchObject({ code: 'RequestTimeTooSkewed' });
     expect(check({ Date: 'Tue, 27 Mar 2007 19:20:00 GMT' })).toMatchObject({ code: 'RequestTimeTooSkewed' });
     expect(check({ Date: 'Tue, 27 Mar 2007 19:30:00 GMT' })).toMatchObject({ code: 'SignatureDoesNotMatch' });

@@ -120,15 +120,21 @@ export class PostObjectHandler implements S3Handler {
         }
       },
     });
-    this.respond(req, form, result.etag, req.target.versioning !== 'Unversioned' ? result.versionId : undefined);
+    const headers: Record<string, string | undefined> = {
+      ETag: result.etag,
+      'x-amz-version-id': req.target.versioning !== 'Unversioned' ? result.versionId : undefined,
+    };
+    for (const alg of checksums.algorithms) headers[`x-amz-checksum-${alg.toLowerCase()}`] = result.checksums[alg];
+    this.respond(req, form, headers);
   }
 
   /** success_action_redirect (303), else success_action_status 200 / 201 (PostResponse) / 204. */
-  private respond(req: S3Request, form: PostForm, etag: string, versionId: string | undefined): void {
+  private respond(req: S3Request, form: PostForm, stored: Record<string, string | undefined>): void {
     const bucket = req.bucket!;
+    const etag = stored['ETag']!;
     const host = req.header('host') ?? 'localhost';
     const location = `http://${host}/${bucket}/${encodeURIComponent(form.key).replace(/%2F/g, '/')}`;
-    const headers: Record<string, string | undefined> = { ETag: etag, Location: location, 'x-amz-version-id': versionId };
+    const headers = { ...stored, Location: location };
     const redirect = form.fields.get('success_action_redirect') ?? form.fields.get('redirect');
     if (redirect && /^https?:\/\//i.test(redirect)) {
       const url = new URL(redirect);
