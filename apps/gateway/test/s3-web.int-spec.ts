@@ -225,6 +225,10 @@ describe('CORS, browser POST uploads and Signature Version 2', () => {
       expect(await refused({ ...forged, fields: { ...forged.fields, 'X-Amz-Signature': '0'.repeat(64) } }, 'z')).toMatchObject({ status: 403, code: 'SignatureDoesNotMatch' });
       expect(await refused({ ...forged, fields: { ...forged.fields, Policy: 'bm90IGpzb24=' } }, 'z')).toMatchObject({ status: 403, code: 'SignatureDoesNotMatch' });
 
+      const encrypted = presignedPost('sse.txt', [], { 'x-amz-server-side-encryption': 'AES256' });
+      expect(await refused(encrypted, 'z')).toMatchObject({ status: 501, code: 'NotImplemented' });
+      expect((await s3Error(s3.send(new HeadObjectCommand({ Bucket, Key: 'sse.txt' })))).name).toBe('NotFound');
+
       const noKey = presignedPost('k', []);
       const { key: _key, ...withoutKey } = noKey.fields;
       expect(await refused({ ...noKey, fields: withoutKey }, 'z')).toMatchObject({ status: 400, code: 'InvalidArgument' });
