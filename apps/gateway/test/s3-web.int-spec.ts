@@ -116,6 +116,8 @@ describe('CORS, browser POST uploads and Signature Version 2', () => {
       const missingRaw = await fetch(`${gw.endpoint}/${Bucket}/public.txt?versionId=nope`, { headers: { Origin: 'https://app.example' } });
       expect(missingRaw.status).toBeGreaterThanOrEqual(400);
       expect(missingRaw.headers.get('access-control-allow-origin')).toBe('https://app.example');
+      const listing = await fetch(`${gw.endpoint}/${Bucket}?list-type=2`, { headers: { Origin: 'https://app.example' } });
+      expect([listing.status, listing.headers.get('access-control-allow-origin')]).toEqual([403, 'https://app.example']);
       const other = await fetch(`${gw.endpoint}/${Bucket}/public.txt`, { headers: { Origin: 'https://evil.example' } });
       expect([other.status, other.headers.get('access-control-allow-origin')]).toEqual([200, null]);
     });
@@ -169,6 +171,18 @@ describe('CORS, browser POST uploads and Signature Version 2', () => {
       expect((await fetch(`${gw.endpoint}/${Bucket}/uploads/notes.txt`)).status).toBe(200); // public-read
     });
 
+    it('verifies a checksum field and answers the computed checksum', async () => {
+      const crc32 = Buffer.alloc(4);
+      crc32.writeUInt32BE(0x3610a686); // CRC32 of "hello"
+      const good = presignedPost('crc.txt', [], { 'x-amz-checksum-crc32': crc32.toString('base64') });
+      const res = await upload(good.url, good.fields, 'hello');
+      expect([res.status, res.headers.get('x-amz-checksum-crc32')]).toEqual([204, crc32.toString('base64')]);
+      const bad = presignedPost('crc-bad.txt', [], { 'x-amz-checksum-crc32': crc32.toString('base64') });
+      const refused = await upload(bad.url, bad.fields, 'hellO');
+      expect([refused.status, errorCode(await refused.text())]).toEqual([400, 'BadDigest']);
+      expect((await s3Error(s3.send(new HeadObjectCommand({ Bucket, Key: 'crc-bad.txt' })))).name).toBe('NotFound');
+    });
+
     it('answers 204 by default and redirects with success_action_redirect', async () => {
       const plain = presignedPost('plain.txt', []);
       expect((await upload(plain.url, plain.fields, 'x')).status).toBe(204);
@@ -210,6 +224,10 @@ describe('CORS, browser POST uploads and Signature Version 2', () => {
       const forged = presignedPost('forged.txt', []);
       expect(await refused({ ...forged, fields: { ...forged.fields, 'X-Amz-Signature': '0'.repeat(64) } }, 'z')).toMatchObject({ status: 403, code: 'SignatureDoesNotMatch' });
       expect(await refused({ ...forged, fields: { ...forged.fields, Policy: 'bm90IGpzb24=' } }, 'z')).toMatchObject({ status: 403, code: 'SignatureDoesNotMatch' });
+
+      const encrypted = presignedPost('sse.txt', [], { 'x-amz-server-side-encryption': 'AES256' });
+      expect(await refused(encrypted, 'z')).toMatchObject({ status: 501, code: 'NotImplemented' });
+      expect((await s3Error(s3.send(new HeadObjectCommand({ Bucket, Key: 'sse.txt' })))).name).toBe('NotFound');
 
       const noKey = presignedPost('k', []);
       const { key: _key, ...withoutKey } = noKey.fields;

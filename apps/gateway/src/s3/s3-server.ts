@@ -141,6 +141,8 @@ export class S3Server implements OnApplicationBootstrap, BeforeApplicationShutdo
       if (/^\s*100-continue\s*$/i.test(raw.headers.expect ?? '')) res.writeContinue();
       await handler.handle(req);
     } catch (e) {
+      // an access refusal carries the CORS headers too, so a browser can read it
+      if (!res.headersSent) this.cors.decorate(req);
       this.fail(req, req.concealsExistence ? concealExistence(e) : e);
     }
   }

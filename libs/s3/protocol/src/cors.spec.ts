@@ -1,15 +1,5 @@
-import { S3Error } from './errors';
+import { thrown } from './spec-support/thrown';
 import { corsResponseHeaders, decodeStoredCors, encodeStoredCors, matchCorsRule, parseCorsXml, renderCorsXml, requestedHeaders } from './cors';
-
-function thrown(fn: () => unknown): S3Error {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof S3Error) return e;
-    throw e;
-  }
-  throw new Error('expected an S3Error');
-}
 
 const doc = (rules: string) => `<CORSConfiguration xmlns="http://s3.amazonaws.com/doc/2006-03-01/">${rules}</CORSConfiguration>`;
 const rule = (inner: string) => `<CORSRule>${inner}</CORSRule>`;

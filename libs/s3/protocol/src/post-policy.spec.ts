@@ -1,19 +1,9 @@
 import { createHmac } from 'crypto';
 import { Readable } from 'stream';
-import { S3Error } from './errors';
+import { thrown } from './spec-support/thrown';
 import { formBoundary, readFormUntilFile } from './form-data';
 import { checkPostPolicy, parsePostPolicy, postSignatureOf, postSizeError, verifyPostSignature } from './post-policy';
 import { deriveSigningKey } from './sigv4-signing';
-
-function thrown(fn: () => unknown): S3Error {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof S3Error) return e;
-    throw e;
-  }
-  throw new Error('expected an S3Error');
-}
 
 const b64 = (doc: unknown) => Buffer.from(typeof doc === 'string' ? doc : JSON.stringify(doc)).toString('base64');
 const NOW = new Date('2026-12-01T12:00:00Z');
@@ -49,6 +39,13 @@ describe('POST policy', () => {
   ])('refuses %s', (_name, extra, message) => {
     const e = thrown(() => checkPostPolicy(policy, fields(extra), NOW));
     expect([e.code, e.message]).toEqual(['AccessDenied', message]);
+  });
+
+  it('refuses a policy that does not name the bucket', () => {
+    const unbound = parsePostPolicy(b64({ expiration: '2026-12-01T13:00:00Z', conditions: [['starts-with', '$key', '']] }));
+    expect(thrown(() => checkPostPolicy(unbound, new Map([['bucket', 'b'], ['key', 'k']]), NOW)).message).toBe(
+      'Invalid according to Policy: Policy Condition failed: ["eq", "$bucket", "b"]',
+    );
   });
 
   it('refuses an expired policy', () => {

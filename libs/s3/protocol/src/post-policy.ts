@@ -118,8 +118,8 @@ export function verifyPostSignature(sig: PostSignature, policyBase64: string, se
 
 /**
  * Checks the form against the policy: not expired, every eq / starts-with condition met (the
- * `bucket` field is the addressed bucket, `key` after `${filename}` substitution), and every form
- * field covered by some condition. Returns the allowed size range, checked once the file is read.
+ * `bucket` field is the addressed bucket, `key` after `${filename}` substitution), the bucket
+ * named by one, and every form field covered by some condition. Returns the allowed size range, checked once the file is read.
  */
 export function checkPostPolicy(policy: PostPolicy, fields: Map<string, string>, now: Date): { min: number; max: number } | undefined {
   if (now.getTime() > policy.expiration.getTime()) throw denied('Policy expired.');
@@ -135,6 +135,8 @@ export function checkPostPolicy(policy: PostPolicy, fields: Map<string, string>,
     const ok = c.op === 'eq' ? value === c.value : startsWithAny(c.field, value, c.value);
     if (!ok) throw denied(`Policy Condition failed: ${c.source}`);
   }
+  // S3 requires the policy to name the bucket
+  if (!covered.has('bucket')) throw denied(`Policy Condition failed: ["eq", "$bucket", ${JSON.stringify(fields.get('bucket') ?? '')}]`);
   for (const name of fields.keys()) {
     if (UNCHECKED.has(name) || name.startsWith('x-ignore-') || name === 'bucket') continue;
     if (!covered.has(name)) throw denied(`Extra input fields: ${name}`);

@@ -140,7 +140,8 @@ export function verifySigV2(
       throw new S3Error('AccessDenied', 'AWS authentication requires a valid Date or x-amz-date header');
     }
     const at = parseHttpDate(sent);
-    if (at === undefined) throw new S3Error('AccessDenied', 'AWS authentication requires a valid Date or x-amz-date header');
+    // a date before the epoch is as invalid as an unparsable one (ceph/s3-tests' before_epoch cases)
+    if (at === undefined || at.getTime() < 0) throw new S3Error('AccessDenied', 'AWS authentication requires a valid Date or x-amz-date header');
     if (Math.abs(at.getTime() - now.getTime()) > maxSkewMs) {
       throw new S3Error('RequestTimeTooSkewed', undefined, {
         extra: { RequestTime: sent, ServerTime: now.toISOString(), MaxAllowedSkewMilliseconds: String(maxSkewMs) },

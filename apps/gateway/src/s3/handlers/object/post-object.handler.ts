@@ -6,11 +6,13 @@ import {
   escapeXmlText,
   formBoundary,
   FormFile,
+  MAX_PUT_OBJECT_BYTES,
   parsePostPolicy,
   parseTagging,
   postSignatureOf,
   postSizeError,
   readFormUntilFile,
+  refuseUnsupportedHeaders,
   S3Error,
   userMetadataFromHeaders,
   validateStorageClass,
@@ -19,6 +21,7 @@ import {
 import type { CannedAcl, ChecksumAlgorithm, ObjectMeta, ObjectsService } from '@ostore/s3/core';
 import { Clock } from '@ostore/shared/clock';
 import type { GatewayConfig } from '../../../config/gateway.config';
+import { AccessControl } from '../../access';
 import { Authenticator } from '../../authenticator';
 import { CANNED_ACLS, CHECKSUM_ALGORITHMS } from '../../object-http';
 import { sendEmpty, sendXml } from '../../responses';
@@ -52,12 +55,18 @@ export class PostObjectHandler implements S3Handler {
   constructor(
     @Inject(OBJECTS_SERVICE) private readonly objects: ObjectsService,
     private readonly auth: Authenticator,
+    private readonly accessControl: AccessControl,
     private readonly clock: Clock,
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
   ) {}
 
   async authenticate(req: S3Request): Promise<void> {
-    await answerAfterDraining(req.raw, () => this.readForm(req));
+    await answerAfterDraining(req.raw, async () => {
+      await this.readForm(req);
+      // authorized here too, so that a refusal is answered after draining the form; the server's
+      // check after this hook repeats it on the bucket already resolved
+      await this.accessControl.authorize(req, this.access);
+    });
   }
 
   async handle(req: S3Request): Promise<void> {
@@ -95,22 +104,27 @@ export class PostObjectHandler implements S3Handler {
     const form = this.forms.get(req)!;
     const { fields, range } = form;
     const checksums = formChecksums(fields);
+    const meta = formMeta(fields);
     let seen = 0;
     const counted = new Transform({
       transform(chunk: Buffer, _enc, done) {
         seen += chunk.length;
         // refused while it flows: an oversized file is not stored to be thrown away
         if (range && seen > range.max) done(postSizeError(range, seen));
+        else if (seen > MAX_PUT_OBJECT_BYTES) done(new S3Error('EntityTooLarge', undefined, { extra: { ProposedSize: String(seen), MaxSizeAllowed: String(MAX_PUT_OBJECT_BYTES) } }));
         else done(null, chunk);
       },
     });
     form.file.stream.on('error', (e) => counted.destroy(e));
+    // a broken file part fails whoever reads `counted`; with no reader yet it must not be an
+    // unhandled 'error' event (it would end the process)
+    counted.on('error', () => undefined);
     const result = await this.objects.put({
       bucket: req.target,
       key: form.key,
       owner: req.owner ?? req.target.owner,
       body: form.file.stream.pipe(counted),
-      meta: formMeta(fields),
+      meta,
       checksumAlgorithms: checksums.algorithms,
       verify: (computed) => {
         const sizeError = postSizeError(range, computed.size);
@@ -120,15 +134,21 @@ export class PostObjectHandler implements S3Handler {
         }
       },
     });
-    this.respond(req, form, result.etag, req.target.versioning !== 'Unversioned' ? result.versionId : undefined);
+    const headers: Record<string, string | undefined> = {
+      ETag: result.etag,
+      'x-amz-version-id': req.target.versioning !== 'Unversioned' ? result.versionId : undefined,
+    };
+    for (const alg of checksums.algorithms) headers[`x-amz-checksum-${alg.toLowerCase()}`] = result.checksums[alg];
+    this.respond(req, form, headers);
   }
 
   /** success_action_redirect (303), else success_action_status 200 / 201 (PostResponse) / 204. */
-  private respond(req: S3Request, form: PostForm, etag: string, versionId: string | undefined): void {
+  private respond(req: S3Request, form: PostForm, stored: Record<string, string | undefined>): void {
     const bucket = req.bucket!;
+    const etag = stored['ETag']!;
     const host = req.header('host') ?? 'localhost';
     const location = `http://${host}/${bucket}/${encodeURIComponent(form.key).replace(/%2F/g, '/')}`;
-    const headers: Record<string, string | undefined> = { ETag: etag, Location: location, 'x-amz-version-id': versionId };
+    const headers = { ...stored, Location: location };
     const redirect = form.fields.get('success_action_redirect') ?? form.fields.get('redirect');
     if (redirect && /^https?:\/\//i.test(redirect)) {
       const url = new URL(redirect);
@@ -188,6 +208,8 @@ function drain(raw: IncomingMessage): Promise<void> {
 /** The object's metadata from the form's fields (the headers a PUT would carry). */
 function formMeta(fields: Map<string, string>): ObjectMeta {
   const headers = Object.fromEntries(fields);
+  // as on PutObject: encryption and Object Lock fields are refused, never ignored
+  refuseUnsupportedHeaders('PutObject', headers);
   const acl = fields.get('acl');
   if (acl !== undefined && !CANNED_ACLS.includes(acl as CannedAcl)) throw argument('acl', `Invalid canned ACL: ${acl}`, acl);
   const storageClass = fields.get('x-amz-storage-class');
