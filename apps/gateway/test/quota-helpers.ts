@@ -9,7 +9,7 @@ export type UsageAnswer = UsageView;
 
 /** One admin API call of a gateway; fails the test on a non-2xx answer. */
 export async function admin<T>(gw: GatewayUnderTest, method: string, path: string, body?: unknown): Promise<T> {
-  const res = await fetch(`${gw.managementUrl}${path}`, {
+  const res = await fetch(`${gw.adminUrl}${path}`, {
     method,
     headers: { Authorization: `Bearer ${gw.adminToken}`, 'Content-Type': 'application/json' },
     body: body === undefined ? undefined : JSON.stringify(body),

@@ -140,7 +140,7 @@ describe('bucket quotas (one gateway)', () => {
     const cli = (...args: string[]) =>
       promisify(execFile)(process.execPath, ['-r', '@swc-node/register', 'apps/gateway/src/cli/admin-cli.ts', 'bucket', ...args], {
         cwd: resolve(__dirname, '../../..'),
-        env: { ...process.env, OSTORE_ADMIN_URL: gw.managementUrl, ADMIN_TOKEN: gw.adminToken },
+        env: { ...process.env, OSTORE_ADMIN_URL: gw.adminUrl, ADMIN_TOKEN: gw.adminToken },
       });
     // no quota yet: usage is an exact recount
     expect(await usageOf(gw, Bucket)).toMatchObject({ source: 'recount', bytes: 3 * MiB, objects: 1 });

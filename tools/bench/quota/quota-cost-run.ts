@@ -1,6 +1,6 @@
 import { join } from 'path';
 import { CreateBucketCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { dropKeyspace, GatewayProcess, REPO_ROOT } from '../lib/gateway';
+import { dropKeyspace, freePort, GatewayProcess, REPO_ROOT } from '../lib/gateway';
 import { readCpuTicks } from '../lib/proc';
 
 const TICK_MS = 10; // USER_HZ 100
@@ -33,6 +33,7 @@ export async function main(argv: string[]): Promise<number> {
   const cassandra = (process.env['OSTORE_BENCH_CASSANDRA'] ?? '127.0.0.1:9042').split(':');
   const keyspace = `bench_quota_${Date.now().toString(36)}`;
   const credentials = { user: 'bench', accessKeyId: 'OSTOREBENCHQUOTA0001', secretAccessKey: 'ostore-bench-quota-secret-000000000000000' };
+  const adminPort = await freePort();
   const gw = new GatewayProcess({
     keyspace,
     cluster: keyspace.replace(/_/g, '-'),
@@ -44,13 +45,13 @@ export async function main(argv: string[]): Promise<number> {
     blockDir: join(REPO_ROOT, '.stack', 'bench-quota-blocks', keyspace),
     logFile: join(REPO_ROOT, 'tools/bench/results', `quota-cost-${keyspace}.log`),
     runtime: 'register',
-    extraEnv: { ADMIN_TOKEN: 'bench-quota-admin-token-0000' },
+    extraEnv: { ADMIN_TOKEN: 'bench-quota-admin-token-0000', ADMIN_PORT: String(adminPort) },
   });
   await gw.start();
   try {
     const s3 = new S3Client({ endpoint: gw.endpoint, region: 'us-east-1', credentials, forcePathStyle: true });
     for (const Bucket of ['quota-off', 'quota-on']) await s3.send(new CreateBucketCommand({ Bucket }));
-    const res = await fetch(`http://127.0.0.1:${gw.managementPort}/admin/buckets/quota-on/quota`, {
+    const res = await fetch(`http://127.0.0.1:${adminPort}/admin/buckets/quota-on/quota`, {
       method: 'PUT',
       headers: { Authorization: 'Bearer bench-quota-admin-token-0000', 'Content-Type': 'application/json' },
       body: JSON.stringify({ maxBytes: 2 ** 50, maxObjects: 1e12 }),
