@@ -10,6 +10,7 @@ import { AdminController } from './admin/admin.controller';
 import { AdminTokenGuard } from './admin/admin.controller';
 import { AdminListener } from './admin/admin-listener';
 import { BootstrapUser } from './admin/bootstrap-user';
+import { BucketReportController, snapshotStoreProvider } from './admin/bucket-report.controller';
 import { GatewayConfig } from './config/gateway.config';
 import { S3Module } from './s3/s3.module';
 
@@ -47,8 +48,8 @@ export class AppModule {
         core,
         S3Module.register(config, core),
       ],
-      controllers: [AdminController],
-      providers: [AdminTokenGuard, AdminListener, BootstrapUser],
+      controllers: [AdminController, BucketReportController],
+      providers: [AdminTokenGuard, AdminListener, BootstrapUser, snapshotStoreProvider],
     };
   }
 }

@@ -7,12 +7,14 @@
  *   key create <userId> [--access-key-id ID --secret-access-key SECRET]
  *   key list <userId>
  *   key disable <accessKeyId> | key enable <accessKeyId>
+ *   bucket report <bucket> [--json] [--help]
  *
  * Environment: OSTORE_ADMIN_URL (default http://127.0.0.1:9100: the gateway's ADMIN_PORT when set), ADMIN_TOKEN.
  * Secrets are printed once, by the command that creates them.
  */
 import { exitOnConfigError } from '@ostore/shared/config';
 import { loadAdminCliConfig } from '../config/admin-cli.config';
+import { BucketReportCommand, parseBucketReport, renderBucketReport } from './bucket-report.command';
 
 export const USAGE = `usage:
   user create <id> [--display-name NAME] [--access-key-id ID --secret-access-key SECRET]
@@ -22,7 +24,8 @@ export const USAGE = `usage:
   key create <userId> [--access-key-id ID --secret-access-key SECRET]
   key list <userId>
   key disable <accessKeyId>
-  key enable <accessKeyId>`;
+  key enable <accessKeyId>
+  bucket report <bucket> [--json] [--help]`;
 
 export interface CliRequest {
   method: 'GET' | 'POST';
@@ -84,8 +87,14 @@ export function unreachable(url: string, error: unknown): string {
 
 async function main(): Promise<void> {
   let request: CliRequest;
+  let report: BucketReportCommand | undefined;
   try {
-    request = parseAdminArgs(process.argv.slice(2));
+    report = parseBucketReport(process.argv.slice(2));
+    if (report && 'help' in report) {
+      process.stdout.write(`${report.help}\n`);
+      return;
+    }
+    request = report ? { method: 'GET', path: report.path } : parseAdminArgs(process.argv.slice(2));
   } catch (e) {
     process.stderr.write(`admin: ${(e as Error).message}\n${USAGE}\n`);
     process.exit(2);
@@ -118,7 +127,8 @@ async function main(): Promise<void> {
     process.stderr.write(`admin: ${res.status} ${message}\n`);
     process.exit(1);
   }
-  process.stdout.write(text ? `${JSON.stringify(JSON.parse(text), null, 2)}\n` : 'ok\n');
+  if (report && !('help' in report) && !report.json) process.stdout.write(renderBucketReport(JSON.parse(text)));
+  else process.stdout.write(text ? `${JSON.stringify(JSON.parse(text), null, 2)}\n` : 'ok\n');
 }
 
 if (require.main === module) {
