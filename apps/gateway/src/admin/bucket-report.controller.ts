@@ -3,7 +3,7 @@ import type { BucketsService } from '@ostore/s3/core';
 import { BUCKETS_SERVICE, S3DomainError } from '@ostore/s3/core';
 import { CassandraClient } from '@ostore/shared/cassandra';
 import { Clock } from '@ostore/shared/clock';
-import type { BucketSnapshot } from '@ostore/stats/snapshot';
+import { BucketSnapshot, emptyBucketSnapshot } from '@ostore/stats/snapshot';
 import { SnapshotStore } from '@ostore/stats/snapshot-store';
 import { AdminTokenGuard } from './admin.controller';
 
@@ -49,7 +49,7 @@ export class BucketReportController {
     const latest = await this.snapshots.latestBucket(this.cassandra.keyspace, bucketId);
     if (!latest) return { bucket: name, bucketId, snapshot: null, figures: null };
     const c = latest.combination;
-    const { bucketId: _id, name: _name, cut: _cut, ...figures } = latest.bucket ?? emptyFigures(bucketId, c.cut);
+    const { bucketId: _id, name: _name, cut: _cut, ...figures } = latest.bucket ?? emptyBucketSnapshot(bucketId, c.cut);
     return {
       bucket: name,
       bucketId,
@@ -62,24 +62,6 @@ export class BucketReportController {
       figures,
     };
   }
-}
-
-function emptyFigures(bucketId: string, cut: Date): BucketSnapshot {
-  return {
-    bucketId,
-    cut,
-    bytes: 0,
-    objects: 0,
-    versions: 0,
-    deleteMarkers: 0,
-    classes: {},
-    uploads: 0,
-    uploadBytes: 0,
-    topBySize: [],
-    topByVersions: [],
-    topDirectories: [],
-    anomalies: { overdueVersions: 0, objectsOver100Versions: 0, directoriesOver100k: 0 },
-  };
 }
 
 /** The snapshot store over the gateway's session. */
