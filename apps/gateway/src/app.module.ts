@@ -13,6 +13,7 @@ import { AdminListener } from './admin/admin-listener';
 import { FOLDER_FILTER_REPOSITORY, FolderCleanupController } from './admin/folder-cleanup.controller';
 import { BootstrapUser } from './admin/bootstrap-user';
 import { BucketAdminController } from './admin/bucket-admin.controller';
+import { BucketReportController, snapshotStoreProvider } from './admin/bucket-report.controller';
 import { GatewayConfig } from './config/gateway.config';
 import { S3Module } from './s3/s3.module';
 
@@ -50,11 +51,12 @@ export class AppModule {
         core,
         S3Module.register(config, core),
       ],
-      controllers: [AdminController, BucketAdminController, FolderCleanupController],
+      controllers: [AdminController, BucketAdminController, BucketReportController, FolderCleanupController],
       providers: [
         AdminTokenGuard,
         AdminListener,
         BootstrapUser,
+        snapshotStoreProvider,
         { provide: FOLDER_FILTER_REPOSITORY, useFactory: (db: CassandraClient) => new FolderFilterRepository(db), inject: [CassandraClient] },
       ],
     };

@@ -1,7 +1,7 @@
 import { Clock } from '@ostore/shared/clock';
 import { UsageAggregateStore, UsageTotalsStore } from '@ostore/stats/data-access';
 import { WINDOW_MS } from '@ostore/stats/domain';
-import { DeltaSums, SnapshotUsage, usageFrom } from '@ostore/stats/snapshot';
+import { DeltaSums, emptyBucketSnapshot, SnapshotUsage, usageFrom } from '@ostore/stats/snapshot';
 import { SnapshotStore } from '@ostore/stats/snapshot-store';
 
 /**
@@ -33,6 +33,6 @@ export class CurrentUsageReader {
       after.objects += a.objects;
       after.events += a.events;
     }
-    return usageFrom(bucketId, latest.bucket ?? { bytes: 0, objects: 0, cut }, after, now);
+    return usageFrom(bucketId, latest.bucket ?? emptyBucketSnapshot(bucketId, cut), after, now);
   }
 }

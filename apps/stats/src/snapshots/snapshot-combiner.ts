@@ -15,13 +15,17 @@ export type CombineOutcome = 'combined' | 'unchanged' | 'too_far_apart' | 'none'
  * the same inputs are the same).
  */
 export class SnapshotCombiner {
+  private readonly startedMs: number;
+
   constructor(
     private readonly store: SnapshotStore,
     private readonly keyspace: string,
     private readonly clock: Clock,
     private readonly metrics: SnapshotMetrics,
     private readonly log: ContextLogger,
-  ) {}
+  ) {
+    this.startedMs = clock.nowMs();
+  }
 
   async combineOnce(): Promise<{ outcome: CombineOutcome; combined?: CombinedSnapshot }> {
     const parts = await this.store.hostSnapshots(this.keyspace, (source, handler, err) =>
@@ -49,10 +53,16 @@ export class SnapshotCombiner {
     return { outcome, ...(combined ? { combined } : {}) };
   }
 
-  /** Sets the age and size gauges from the newest combination. */
+  /**
+   * Sets the age and size gauges from the newest combination; without one, the age is the time
+   * since this process started (no snapshot for at least that long), so the alert fires then too.
+   */
   private async observe(): Promise<void> {
     const latest = await this.store.latestCombination(this.keyspace);
-    if (!latest) return;
+    if (!latest) {
+      this.metrics.ageSeconds.set((this.clock.nowMs() - this.startedMs) / 1000);
+      return;
+    }
     this.metrics.ageSeconds.set(Math.max(0, (this.clock.nowMs() - latest.oldestCompletedAt.getTime()) / 1000));
     this.metrics.buckets.set(latest.buckets);
     this.metrics.hosts.set(latest.parts.length);

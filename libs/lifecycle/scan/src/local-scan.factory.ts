@@ -8,7 +8,7 @@ import type { QueueProducer } from '@ostore/queue/data-access';
 import { BucketCatalog, MetastoreBucketSource } from './bucket-catalog';
 import { CassandraPageSource, UPLOADS_TABLE, VERSIONS_TABLE } from './cassandra-page-source';
 import { LocalScanner, LocalScanSettings, ScanLog, ScanTask } from './local-scanner';
-import { ScanSnapshots } from './scan-snapshots';
+import { ScanSnapshots, VersionTail } from './scan-snapshots';
 import { ScanHandler, ScanStateStore } from './scan-state';
 import { CassandraScanStateStore } from './scan-state.repository';
 import { ScanMetrics } from './scan.metrics';
@@ -60,7 +60,7 @@ export function createLocalScan(d: LocalScanDeps): LocalScan {
         { timing: d.timing, overdueGraceMs: d.overdueGraceMs, sourceHost: d.settings.source },
         d.metrics,
         d.log,
-        snapshots,
+        { counting: snapshots, tail: new VersionTail(d.scanClient, d.settings.fetchSize) },
       ),
     ],
     [

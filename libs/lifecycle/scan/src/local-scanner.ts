@@ -32,8 +32,6 @@ export interface ScanTask<T extends KeyedRow, G extends ScanGroup> {
   completed?(stats: ScanStats, passTs: Date): void | Promise<void>;
   /** Once the pass's counters are known (fresh or resumed), before anything is read. */
   started?(stats: ScanStats, passTs: Date, resumed: boolean): void;
-  /** True: every version of an object is read (no skip past the rows beyond the window), as snapshots need. */
-  readonly readsEveryVersion?: boolean;
 }
 
 /** The scanner's constants (see apps/scanner config). */
@@ -216,7 +214,7 @@ export class LocalScanner {
       }
       // Once per object: after the skip its group stays open (and capped) until the next object arrives.
       const open = grouper.pending;
-      if (open?.capped && open.row !== skipped && !task.readsEveryVersion) {
+      if (open?.capped && open.row !== skipped) {
         reader.skipPast(open.row);
         skipped = open.row;
       }

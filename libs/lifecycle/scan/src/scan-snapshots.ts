@@ -1,6 +1,8 @@
-import type { UploadsRepository } from '@ostore/metastore/data-access';
+import { Client, types } from 'cassandra-driver';
+import type { UploadsRepository, VersionRow } from '@ostore/metastore/data-access';
 import { DEFAULT_LOOKBACK_MS, emptyHostSnapshot, SnapshotAccumulator } from '@ostore/stats/snapshot';
 import type { SnapshotStore } from '@ostore/stats/snapshot-store';
+import { VERSIONS_TABLE } from './cassandra-page-source';
 import { ScanLog } from './local-scanner';
 import { ScanHandler, ScanStats } from './scan-state';
 
@@ -55,4 +57,46 @@ export async function partsOf(parts: UploadPartSource | UploadsRepository, uploa
   const out: { size: number; atMs: number }[] = [];
   for await (const p of parts.allPartRows(uploadId)) out.push({ size: p.size, atMs: p.lastModified.getTime() });
   return out;
+}
+
+/**
+ * The rest of a long version history, for the snapshot only: the scan reads the window of an
+ * object (current + 100 noncurrent) and skips past the rest; the snapshot still counts every
+ * version, so it reads the versions after the last row seen with one paged query of that key
+ * (through the pinned session, at ONE, as the scan).
+ */
+export class VersionTail {
+  private readonly cql: string;
+
+  constructor(
+    private readonly client: Client,
+    private readonly fetchSize: number,
+  ) {
+    this.cql = `SELECT token(bucket_id, parent) AS t, ${VERSIONS_TABLE.columns} FROM versions WHERE bucket_id = ? AND parent = ? AND name = ? AND (vts, vid) < (?, ?)`;
+  }
+
+  /** The visible versions of the key older than `last` (null rows after the first one seen are hidden, as in the builder). */
+  async visibleAfter(key: { bucketId: string; parent: string; name: string }, last: VersionRow, seenNull: boolean): Promise<VersionRow[]> {
+    const out: VersionRow[] = [];
+    let nullSeen = seenNull;
+    let pageState: string | undefined;
+    do {
+      const rs = await this.client.execute(
+        this.cql,
+        [key.bucketId, key.parent, key.name, types.Long.fromString(String(last.vts)), last.vid],
+        { prepare: true, fetchSize: this.fetchSize, pageState, consistency: types.consistencies.one, isIdempotent: true },
+      );
+      for (const r of rs.rows) {
+        const row = VERSIONS_TABLE.decode(r, 0n);
+        if (row.isNull) {
+          const visible = !nullSeen && !row.isGhost;
+          nullSeen = true;
+          if (!visible) continue;
+        }
+        out.push(row);
+      }
+      pageState = rs.pageState ?? undefined;
+    } while (pageState);
+    return out;
+  }
 }

@@ -13,7 +13,8 @@ import {
   UploadGroupBuilder,
   VersionGroupBuilder,
 } from './scanned-object';
-import { partsOf, ScanSnapshots, UploadPartSource } from './scan-snapshots';
+import type { VersionRow } from '@ostore/metastore/data-access';
+import { partsOf, ScanSnapshots, UploadPartSource, VersionTail } from './scan-snapshots';
 import { ScanStats } from './scan-state';
 import { ScanMetrics } from './scan.metrics';
 import { VersionTagSource } from './version-tags';
@@ -32,15 +33,16 @@ async function bucketOf(buckets: BucketCatalog, bucketId: string): Promise<ScanB
   return buckets.peek(bucketId) ?? (await buckets.get(bucketId));
 }
 
-/** Every visible version of an object, as its snapshot counts it. */
-function snapshotObject(obj: ScannedObject, bucket: ScanBucket | undefined, overdue: number) {
+/** Every visible version of an object, as its snapshot counts it (`tail`: the versions past the rows read). */
+function snapshotObject(obj: ScannedObject, bucket: ScanBucket | undefined, overdue: number, tail: readonly VersionRow[]) {
+  const beyond = obj.beyond ? [...obj.beyond.rows, ...tail] : [];
   return {
     bucketId: obj.bucketId,
     bucket: bucket?.name,
     parent: obj.parent,
     name: obj.name,
     current: obj.current,
-    noncurrent: obj.beyond?.length ? [...obj.noncurrent, ...obj.beyond] : obj.noncurrent,
+    noncurrent: beyond.length ? [...obj.noncurrent, ...beyond] : obj.noncurrent,
     overdue,
   };
 }
@@ -49,8 +51,9 @@ function snapshotObject(obj: ScannedObject, bucket: ScanBucket | undefined, over
  * The lifecycle scan of `versions`: one VersionCandidate per object with at least one version
  * due now (dry run), to the `versions` queue; counts overdue versions per bucket. Objects of
  * buckets without a lifecycle configuration are only counted. With `snapshots`, every version of
- * every object is read and counted into the pass's usage snapshot (once per object, with the
- * object's overdue versions).
+ * every object is counted into the pass's usage snapshot (once per object, with the object's
+ * overdue versions); the scan still reads only the window of a long history and leaves the rest
+ * to one query of that key (`tail`), which the snapshot alone needs.
  */
 export class VersionsScanTask implements ScanTask<ScannedVersionRow, ScannedObject> {
   readonly handler = 'versions' as const;
@@ -63,12 +66,8 @@ export class VersionsScanTask implements ScanTask<ScannedVersionRow, ScannedObje
     private readonly settings: LifecycleScanSettings,
     private readonly metrics: ScanMetrics,
     private readonly log: ScanLog,
-    private readonly snapshots?: ScanSnapshots,
+    private readonly snapshots?: { readonly counting: ScanSnapshots; readonly tail: VersionTail },
   ) {}
-
-  get readsEveryVersion(): boolean {
-    return this.snapshots !== undefined;
-  }
 
   newGrouper(): KeyGrouper<ScannedVersionRow, ScannedObject> {
     return new KeyGrouper((first) => new VersionGroupBuilder(first, undefined, this.snapshots !== undefined));
@@ -79,21 +78,22 @@ export class VersionsScanTask implements ScanTask<ScannedVersionRow, ScannedObje
   }
 
   started(stats: ScanStats, passTs: Date, resumed: boolean): void {
-    this.snapshots?.started(stats, passTs, resumed);
+    this.snapshots?.counting.started(stats, passTs, resumed);
   }
 
   async process(obj: ScannedObject, now: Date, stats: ScanStats): Promise<string[]> {
     const bucket = await bucketOf(this.buckets, obj.bucketId);
-    const counter = this.snapshots?.counter(stats);
+    const counter = this.snapshots?.counting.counter(stats);
+    const tail = counter && obj.beyond ? await this.snapshots!.tail.visibleAfter(obj, obj.beyond.last, obj.beyond.seenNull) : [];
     if (!bucket?.lifecycle) {
-      counter?.addObject(snapshotObject(obj, bucket, 0));
+      counter?.addObject(snapshotObject(obj, bucket, 0, tail));
       return [];
     }
     const key = obj.parent + obj.name;
     const tags = needsTags(bucket.lifecycle, key) ? await this.tags.tagsOf(taggedVids(obj)) : undefined;
     const verdict = judgeObject(bucket, obj, now, this.settings.timing, this.settings.overdueGraceMs, tags);
     stats.overdue[bucket.name] = (stats.overdue[bucket.name] ?? 0) + verdict.overdue;
-    counter?.addObject(snapshotObject(obj, bucket, verdict.overdue));
+    counter?.addObject(snapshotObject(obj, bucket, verdict.overdue, tail));
     if (verdict.eligible.length === 0) return [];
     try {
       const message = VersionCandidate.toMessage({
@@ -118,7 +118,7 @@ export class VersionsScanTask implements ScanTask<ScannedVersionRow, ScannedObje
 
   async completed(stats: ScanStats, passTs: Date): Promise<void> {
     this.metrics.setOverdue(stats.overdue);
-    await this.snapshots?.completed(this.handler, stats, passTs);
+    await this.snapshots?.counting.completed(this.handler, stats, passTs);
   }
 }
 

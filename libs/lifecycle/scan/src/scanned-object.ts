@@ -22,8 +22,12 @@ export interface ScannedObject {
   readonly keptAll: boolean;
   /** Rows read for this object, invisible ones included. */
   readonly rows: number;
-  /** Visible versions past the window, newest first: kept only by a builder asked to (snapshots count every version). */
-  readonly beyond?: readonly VersionRow[];
+  /**
+   * Visible versions past the window that were read (the rest of the page), newest first, and where
+   * the object's read stopped: kept only by a builder asked to (snapshots count every version and
+   * read the rest of a long history with one query of that key, see VersionTail).
+   */
+  readonly beyond?: { readonly rows: readonly VersionRow[]; readonly last: VersionRow; readonly seenNull: boolean };
 }
 
 /**
@@ -51,6 +55,7 @@ export class VersionGroupBuilder implements GroupBuilder<ScannedVersionRow, Scan
   private current?: VersionRow;
   private readonly kept: VersionRow[] = [];
   private readonly beyond: VersionRow[] = [];
+  private last?: VersionRow;
   private overflow = false;
 
   constructor(
@@ -65,6 +70,7 @@ export class VersionGroupBuilder implements GroupBuilder<ScannedVersionRow, Scan
 
   add(row: ScannedVersionRow): void {
     this.rows++;
+    this.last = row;
     if (this.rows === 1) {
       if (row.isNull) this.seenNull = true;
       if (!row.isGhost) this.current = row;
@@ -93,7 +99,7 @@ export class VersionGroupBuilder implements GroupBuilder<ScannedVersionRow, Scan
       noncurrent: this.kept,
       keptAll: !this.overflow,
       rows: this.rows,
-      ...(this.keepBeyond ? { beyond: this.beyond } : {}),
+      ...(this.keepBeyond && this.overflow ? { beyond: { rows: this.beyond, last: this.last!, seenNull: this.seenNull } } : {}),
     };
   }
 }

@@ -84,6 +84,11 @@ export function combineSnapshots(parts: readonly CompletedHostSnapshot[]): Combi
   };
 }
 
+/** A bucket that had nothing before the cut (absent from a combination). */
+export function emptyBucketSnapshot(bucketId: string, cut: Date): BucketSnapshot {
+  return sumTallies(bucketId, cut, []);
+}
+
 /** A host's tally brought back to an earlier cut: what it counted of [cutMs, its cut) taken out. */
 function atCut(t: BucketTally, cutMs: number): BucketTally {
   let [bytes, objects, versions] = [t.bytes, t.objects, t.versions];
