@@ -82,6 +82,8 @@ const schema = baseEnvSchema
     USAGE_LINGER_MS: envVar.int(100, 0, 60_000),
     /** Usage deltas held in memory while Kafka fails; beyond this, new ones are dropped and counted. */
     USAGE_BUFFER_MAX: envVar.int(50_000, 1, 10_000_000),
+    /** Directory of the usage delta spool (default: under the tmpdir): deltas past the buffer wait there, on disk. */
+    USAGE_SPOOL_DIR: z.string().min(1).optional(),
   })
   .superRefine((env, ctx) => {
     if (env.ADMIN_PORT === env.MANAGEMENT_PORT) {

@@ -14,6 +14,7 @@ export * from './cassandra/cassandra-queue.producer';
 export * from './cassandra/cassandra-queue.consumer';
 export * from './usage/usage-delta.metrics';
 export * from './usage/usage-delta.publisher';
+export * from './usage/usage-delta.spool';
 export * from './usage/kafka-usage.sink';
 export * from './usage/usage-delta.module';
 export * from './transport/queue-handler.decorator';

@@ -3,3 +3,4 @@ export * from './in-memory-queue';
 export * from './queue-contract.suite';
 export * from './through-transport';
 export { UsageTopicReader, UsageRecordOnTopic } from './usage-topic.reader';
+export * from './usage-publisher.fakes';

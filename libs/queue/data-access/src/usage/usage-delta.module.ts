@@ -1,5 +1,6 @@
 import { DynamicModule, Inject, Injectable, Module, OnApplicationShutdown } from '@nestjs/common';
-import { hostname } from 'os';
+import { hostname, tmpdir } from 'os';
+import { join } from 'path';
 import { Clock } from '@ostore/shared/clock';
 import { JsonLogger, MetricsRegistry } from '@ostore/shared/observability';
 import { KafkaClient } from '../kafka.client';
@@ -7,15 +8,18 @@ import { silentLog } from '../queue';
 import { KafkaUsageSink } from './kafka-usage.sink';
 import { UsageDeltaMetrics } from './usage-delta.metrics';
 import { UsageDeltaPublisher, UsageDeltaSettings } from './usage-delta.publisher';
+import { FileUsageDeltaSpool } from './usage-delta.spool';
 
 /** Values of the USAGE_DELTAS switch. */
 export const USAGE_DELTA_MODES = ['kafka', 'off'] as const;
 export type UsageDeltaMode = (typeof USAGE_DELTA_MODES)[number];
 
 export type UsageDeltaModuleOptions = Pick<UsageDeltaSettings, 'source' | 'sourceHost'> &
-  Partial<UsageDeltaSettings> & {
-    /** How long the shutdown may take to send what is buffered (then the rest is dropped and counted). */
+  Partial<Omit<UsageDeltaSettings, 'spool'>> & {
+    /** How long the shutdown may take to send what is buffered (then the rest is spooled). */
     closeTimeoutMs: number;
+    /** Directory of the spool of deltas that cannot wait in memory (none: they are dropped and counted). */
+    spoolDir?: string;
   };
 
 const OPTIONS = Symbol('USAGE_DELTA_OPTIONS');
@@ -44,7 +48,7 @@ class UsageDeltaLifecycle implements OnApplicationShutdown {
 @Module({})
 export class UsageDeltaModule {
   static forRoot(options: UsageDeltaModuleOptions): DynamicModule {
-    const { closeTimeoutMs: _, ...settings } = options;
+    const { closeTimeoutMs: _, spoolDir, ...rest } = options;
     return {
       module: UsageDeltaModule,
       providers: [
@@ -55,7 +59,7 @@ export class UsageDeltaModule {
             new UsageDeltaPublisher(
               new KafkaUsageSink(kafka),
               clock,
-              settings,
+              { ...rest, ...(spoolDir ? { spool: new FileUsageDeltaSpool(spoolDir, clock) } : {}) },
               new UsageDeltaMetrics(registry),
               logger?.forContext(UsageDeltaPublisher.name) ?? silentLog,
             ),
@@ -81,6 +85,7 @@ export class UsageDeltaModule {
       lingerMs: usage.lingerMs,
       bufferMax: usage.bufferMax,
       closeTimeoutMs: usageCloseTimeoutMs(shutdownTimeoutMs),
+      spoolDir: usage.spoolDir ?? join(tmpdir(), 'ostore-usage-spool', `${source}-${usage.sourceHost}`),
     });
   }
 }
@@ -91,6 +96,8 @@ export interface UsageEnv {
   USAGE_BATCH_MAX: number;
   USAGE_LINGER_MS: number;
   USAGE_BUFFER_MAX: number;
+  /** Optional: the spool directory (default `<tmpdir>/ostore-usage-spool/<app>-<host>`). */
+  USAGE_SPOOL_DIR?: string;
 }
 
 /** An app's usage delta settings (`mode: 'off'`: the S3 core's usage goes nowhere). */
@@ -101,6 +108,8 @@ export interface UsageConfig {
   bufferMax: number;
   /** This host's name (the pod name in Kubernetes), the deltas' `sourceHost`. */
   sourceHost: string;
+  /** Where deltas that cannot wait in memory are spooled (unset: a directory under the tmpdir). */
+  spoolDir?: string;
 }
 
 export function usageConfigOf(env: UsageEnv, sourceHost = hostname()): UsageConfig {
@@ -110,6 +119,7 @@ export function usageConfigOf(env: UsageEnv, sourceHost = hostname()): UsageConf
     lingerMs: env.USAGE_LINGER_MS,
     bufferMax: Math.max(env.USAGE_BUFFER_MAX, env.USAGE_BATCH_MAX),
     sourceHost,
+    ...(env.USAGE_SPOOL_DIR ? { spoolDir: env.USAGE_SPOOL_DIR } : {}),
   };
 }
 

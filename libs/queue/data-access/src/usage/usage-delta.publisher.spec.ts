@@ -1,84 +1,9 @@
-import { UsageDelta } from '@ostore/queue/contracts';
 import { FakeClock } from '@ostore/shared/clock/testing';
 import { MetricsRegistry } from '@ostore/shared/observability';
 import { QueueLog } from '../queue';
 import { UsageDeltaMetrics } from './usage-delta.metrics';
-import { KeyedMessage, PublisherTimers, UsageChange, UsageDeltaPublisher, UsageDeltaSettings, UsageDeltaSink } from './usage-delta.publisher';
-
-/** Lets every pending promise callback run. */
-const settle = async () => {
-  for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
-};
-
-/** Timers that fire only when the spec moves their time. */
-class ManualTimers implements PublisherTimers {
-  now = 0;
-  private seq = 0;
-  private readonly pending = new Map<number, { at: number; fn: () => void }>();
-
-  set(fn: () => void, ms: number): unknown {
-    const id = ++this.seq;
-    this.pending.set(id, { at: this.now + ms, fn });
-    return id;
-  }
-
-  clear(handle: unknown): void {
-    this.pending.delete(handle as number);
-  }
-
-  /** Moves time by `ms`, firing due timers in time order and letting promises settle after each. */
-  async advance(ms: number): Promise<void> {
-    const end = this.now + ms;
-    for (;;) {
-      await settle();
-      const due = [...this.pending.entries()].filter(([, t]) => t.at <= end).sort((a, b) => a[1].at - b[1].at || a[0] - b[0])[0];
-      if (!due) break;
-      this.pending.delete(due[0]);
-      this.now = due[1].at;
-      due[1].fn();
-    }
-    this.now = end;
-    await settle();
-  }
-}
-
-/** A producer that records batches, and can be made to fail or to hold a send open. */
-class FakeSink implements UsageDeltaSink {
-  readonly batches: KeyedMessage[][] = [];
-  calls = 0;
-  inFlight = 0;
-  maxInFlight = 0;
-  failing = false;
-  private gate?: { promise: Promise<void>; open: () => void };
-
-  hold(): void {
-    let open!: () => void;
-    this.gate = { promise: new Promise<void>((r) => (open = r)), open };
-  }
-
-  release(): void {
-    const gate = this.gate;
-    this.gate = undefined;
-    gate?.open();
-  }
-
-  async send(messages: readonly KeyedMessage[]): Promise<void> {
-    this.calls++;
-    this.inFlight++;
-    this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
-    try {
-      if (this.gate) await this.gate.promise;
-      if (this.failing) throw new Error('broker down');
-      this.batches.push([...messages]);
-    } finally {
-      this.inFlight--;
-    }
-  }
-
-  get deltas(): UsageDelta[] {
-    return this.batches.flat().map((m) => UsageDelta.fromMessage(m.value));
-  }
-}
+import { FakeUsageSink as FakeSink, ManualTimers, settle } from '../testing/usage-publisher.fakes';
+import { UsageChange, UsageDeltaPublisher, UsageDeltaSettings } from './usage-delta.publisher';
 
 const BUCKET_A = '2f1c8a52-5a43-4c1e-9a57-0c2d3e4f5a6b';
 const BUCKET_B = '9a0e7c1d-1b2c-4d3e-8f4a-5b6c7d8e9f00';

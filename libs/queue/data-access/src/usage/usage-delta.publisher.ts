@@ -2,7 +2,9 @@ import { randomUUID } from 'crypto';
 import { usageDeltaMessage, UsageDeltaKind, UsageDeltaSource } from '@ostore/queue/contracts';
 import { Clock } from '@ostore/shared/clock';
 import { QueueLog, silentLog } from '../queue';
+import { KeyedMessage } from './usage-delta.message';
 import { UsageDeltaMetrics } from './usage-delta.metrics';
+import { UsageDeltaSpool } from './usage-delta.spool';
 
 /**
  * One size change as the S3 core reports it (structurally its `UsageEvent`, so a publisher is the
@@ -16,11 +18,7 @@ export interface UsageChange {
   objects?: number;
 }
 
-/** One encoded delta and its Kafka key (the bucket id: one bucket's deltas stay in one partition, in order). */
-export interface KeyedMessage {
-  readonly key: string;
-  readonly value: string;
-}
+export type { KeyedMessage } from './usage-delta.message';
 
 /** Where batches go (Kafka in the apps, a fake in unit tests). */
 export interface UsageDeltaSink {
@@ -36,13 +34,18 @@ export interface UsageDeltaSettings {
   batchMax: number;
   /** Longest a delta waits for its batch to fill before it is sent anyway. */
   lingerMs: number;
-  /** Deltas held in memory while the sink fails; beyond this, new deltas are dropped (and counted). */
+  /** Deltas held in memory while the sink fails; beyond this, new deltas go to the spool (without one: dropped, counted). */
   bufferMax: number;
   /** Wait between failed sends: doubles from `initialMs` up to `maxMs`. */
   retryBackoff: { initialMs: number; maxMs: number };
+  /**
+   * Where deltas go that cannot wait in memory (a full buffer, the shutdown deadline, a delta
+   * after the close), to be sent again once the sink takes batches. Without one they are dropped.
+   */
+  spool?: UsageDeltaSpool;
 }
 
-export const DEFAULT_USAGE_DELTA_SETTINGS: Omit<UsageDeltaSettings, 'source' | 'sourceHost'> = {
+export const DEFAULT_USAGE_DELTA_SETTINGS: Omit<UsageDeltaSettings, 'source' | 'sourceHost' | 'spool'> = {
   batchMax: 500,
   lingerMs: 100,
   bufferMax: 50_000,
@@ -70,8 +73,12 @@ const realTimers: PublisherTimers = {
  * could reorder one bucket's deltas on a retry). A failed send keeps its batch at the head of the
  * buffer and is retried with backoff; a retried batch that had in fact been written is a
  * duplicate, which stats drop by event id. While the sink fails the buffer grows up to
- * `bufferMax`; deltas beyond that are dropped and counted (the next snapshot corrects the sizes).
- * `close()` sends what is left, within a deadline.
+ * `bufferMax`; deltas beyond that are written to the spool (fsync'd segments of at most
+ * `batchMax`, `lingerMs` apart), and `close()` spools what its deadline leaves; once the buffer
+ * is empty again, the spool's segments are loaded oldest first and sent like any batch, and a
+ * segment is removed only after all of it was sent (a crash in between sends it again: a
+ * duplicate). A delta is lost (counted as dropped) only when the spool cannot write it, or with
+ * no spool configured.
  */
 export class UsageDeltaPublisher {
   private buffer: KeyedMessage[] = [];
@@ -85,6 +92,13 @@ export class UsageDeltaPublisher {
   private abandoned = false;
   private closing: Promise<void> = Promise.resolve();
   private readonly settings: UsageDeltaSettings;
+  private overflow: KeyedMessage[] = [];
+  private spillTimer?: unknown;
+  private readonly spills = new Set<Promise<void>>();
+  /** Segments may be waiting (an earlier run's, or spilled since the last look). */
+  private spoolMayHave = true;
+  /** The segment loaded at the head of the buffer, and how many of its messages are still unsent. */
+  private resend?: { id: string; left: number };
 
   constructor(
     private readonly sink: UsageDeltaSink,
@@ -100,6 +114,8 @@ export class UsageDeltaPublisher {
     if (!(Number.isInteger(batchMax) && batchMax >= 1 && Number.isInteger(bufferMax) && bufferMax >= batchMax && lingerMs >= 0))
       throw new Error(`usage delta settings need 1 <= batchMax <= bufferMax and lingerMs >= 0 (got ${batchMax}, ${bufferMax}, ${lingerMs})`);
     this.metrics.buffered.set(0);
+    // an earlier run's segments are sent as soon as the sink takes batches
+    if (this.settings.spool) this.arm('linger', 0);
   }
 
   /** Deltas waiting to be sent (including a batch being sent). */
@@ -109,8 +125,10 @@ export class UsageDeltaPublisher {
 
   record(change: UsageChange): void {
     try {
-      if (this.closed) return this.drop('closed', change);
-      if (this.buffer.length >= this.settings.bufferMax) return this.drop('buffer_full', change);
+      const spool = this.settings.spool;
+      if (this.closed && !spool) return this.drop('closed', change);
+      const full = this.buffer.length >= this.settings.bufferMax;
+      if (full && !spool) return this.drop('buffer_full', change);
       const value = usageDeltaMessage({
         bucketId: change.bucketId,
         bucket: change.bucket,
@@ -122,6 +140,7 @@ export class UsageDeltaPublisher {
         sourceHost: this.settings.sourceHost,
         eventId: this.newEventId(),
       });
+      if (this.closed || full) return this.overflowed({ key: change.bucketId, value }, change);
       this.buffer.push({ key: change.bucketId, value });
       this.metrics.buffered.set(this.buffer.length);
       this.schedule();
@@ -134,7 +153,8 @@ export class UsageDeltaPublisher {
 
   /**
    * Sends everything buffered now (no linger), waiting while the sink fails, for up to
-   * `timeoutMs`; then drops what is left (counted as `shutdown`) and refuses later deltas.
+   * `timeoutMs`; then spools what is left (without a spool: drops it, counted as `shutdown`);
+   * later deltas go to the spool too (without one: dropped as `closed`).
    * Idempotent.
    */
   async close(timeoutMs: number): Promise<void> {
@@ -143,16 +163,23 @@ export class UsageDeltaPublisher {
     this.clearTimer();
     let deadline: unknown;
     const expired = new Promise<'expired'>((resolve) => (deadline = this.timers.set(() => resolve('expired'), timeoutMs)));
-    this.closing = Promise.race([this.sendRest(), expired]).then((outcome) => {
+    this.closing = Promise.race([this.sendRest(), expired]).then(async (outcome) => {
       this.timers.clear(deadline);
       this.closed = true;
       if (outcome === 'expired' && this.buffer.length > 0) {
         this.abandoned = true;
-        this.metrics.dropped.inc({ reason: 'shutdown' }, this.buffer.length);
-        this.log.error('usage deltas not sent before the shutdown deadline; dropped', { count: this.buffer.length, timeoutMs });
+        // the loaded segment's unsent messages are still in its file
+        const rest = this.buffer.slice(this.resend?.left ?? 0);
         this.buffer = [];
         this.metrics.buffered.set(0);
+        if (this.settings.spool) this.overflow.push(...rest);
+        else if (rest.length > 0) {
+          this.metrics.dropped.inc({ reason: 'shutdown' }, rest.length);
+          this.log.error('usage deltas not sent before the shutdown deadline; dropped', { count: rest.length, timeoutMs });
+        }
       }
+      this.spill();
+      await Promise.all(this.spills);
     });
     return this.closing;
   }
@@ -195,9 +222,11 @@ export class UsageDeltaPublisher {
     return Math.min(maxMs, initialMs * 2 ** Math.min(30, this.failures - 1));
   }
 
-  /** Sends batches from the head until the buffer is empty or a send fails. */
+  /** Sends batches from the head (loading spooled segments when it runs dry) until nothing is left or a send fails. */
   private async pump(): Promise<'empty' | 'failed'> {
-    while (this.buffer.length > 0 && !this.abandoned) {
+    for (;;) {
+      if (this.buffer.length === 0) await this.loadSpooled();
+      if (this.buffer.length === 0 || this.abandoned) return 'empty';
       const batch = this.buffer.slice(0, this.settings.batchMax);
       try {
         await this.sink.send(batch);
@@ -218,6 +247,7 @@ export class UsageDeltaPublisher {
       // only this loop removes from the head, and record() only appends: the batch is still there
       this.buffer.splice(0, batch.length);
       this.metrics.published.inc(batch.length);
+      if (this.resend) await this.sentFromSegment(batch.length);
       this.metrics.buffered.set(this.buffer.length);
       if (this.failures > 0) {
         this.log.info('usage deltas published again', { afterFailures: this.failures, buffered: this.buffer.length });
@@ -225,7 +255,76 @@ export class UsageDeltaPublisher {
       }
       if (this.dropping && this.buffer.length < this.settings.bufferMax) this.dropping = false;
     }
-    return 'empty';
+  }
+
+  /** With an empty buffer: puts the spool's oldest segment at its head. */
+  private async loadSpooled(): Promise<void> {
+    const spool = this.settings.spool;
+    if (!spool || !this.spoolMayHave || this.resend || this.abandoned) return;
+    for (;;) {
+      this.spoolMayHave = false;
+      const segment = await spool.oldest().catch((e: Error) => {
+        this.log.error('usage delta spool unreadable; its segments wait', { err: e.message });
+        return undefined;
+      });
+      if (!segment) return;
+      if (segment.messages.length === 0) {
+        await spool.remove(segment.id);
+        continue;
+      }
+      this.spoolMayHave = true;
+      this.resend = { id: segment.id, left: segment.messages.length };
+      this.buffer = [...segment.messages, ...this.buffer];
+      this.metrics.buffered.set(this.buffer.length);
+      return;
+    }
+  }
+
+  /** `n` messages from the head were sent: removes the loaded segment once all of it was. */
+  private async sentFromSegment(n: number): Promise<void> {
+    const r = this.resend!;
+    const sent = Math.min(r.left, n);
+    r.left -= sent;
+    this.metrics.resent.inc(sent);
+    if (r.left > 0) return;
+    this.resend = undefined;
+    await this.settings.spool!.remove(r.id).catch((e: Error) =>
+      this.log.error('sent usage delta segment not removed; it will be sent again', { err: e.message, segment: r.id }),
+    );
+  }
+
+  /** A delta that cannot wait in memory: collected, then spooled in segments of at most `batchMax`. */
+  private overflowed(message: KeyedMessage, change: UsageChange): void {
+    this.overflow.push(message);
+    if (!this.dropping && !this.closed) {
+      this.dropping = true;
+      this.log.warn('usage delta buffer full; spooling deltas to disk until the sink recovers', {
+        bufferMax: this.settings.bufferMax,
+        bucket: change.bucket,
+      });
+    }
+    if (this.overflow.length >= this.settings.batchMax || this.closed) this.spill();
+    else this.spillTimer ??= this.timers.set(() => this.spill(), this.settings.lingerMs);
+  }
+
+  private spill(): void {
+    if (this.spillTimer !== undefined) this.timers.clear(this.spillTimer);
+    this.spillTimer = undefined;
+    while (this.overflow.length > 0) {
+      const chunk = this.overflow.splice(0, this.settings.batchMax);
+      const written: Promise<void> = this.settings
+        .spool!.append(chunk)
+        .then(() => {
+          this.metrics.spooled.inc(chunk.length);
+          this.spoolMayHave = true;
+        })
+        .catch((e: Error) => {
+          this.metrics.dropped.inc({ reason: 'spool_failed' }, chunk.length);
+          this.log.error('usage deltas could not be spooled; lost', { err: e.message, count: chunk.length });
+        })
+        .finally(() => this.spills.delete(written));
+      this.spills.add(written);
+    }
   }
 
   /** close(): waits for a running send, then sends the rest, retrying with backoff. */
