@@ -57,7 +57,7 @@ export function renderBucketReport(r: BucketReport): string {
     out.push('');
     out.push(table([[title, unit], ...rows.map((e) => [e.name === '' ? '/' : e.name, fmt(e.n)])]));
   };
-  top('largest objects', 'size', f.topBySize, humanBytes);
+  top('largest objects', 'size', f.topBySize, formatBytes);
   top('objects with most versions', 'versions', f.topByVersions, String);
   top('largest directories', 'entries', f.topDirectories, String);
   out.push('');
