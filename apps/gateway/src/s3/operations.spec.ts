@@ -36,7 +36,7 @@ describe(resolveOperation.name, () => {
     ['GET', 'b/k', 'attributes', 'GetObjectAttributes'],
     ['GET', 'b/k', 'torrent', 'NotImplemented:torrent'],
     ['HEAD', 'b/k', 'versionId=x', 'HeadObject'],
-    ['GET', 'b', 'cors', 'GetUnconfiguredBucketSubresource'],
+    ['GET', 'b', 'website', 'GetUnconfiguredBucketSubresource'],
     ['GET', 'b', 'policy', 'GetBucketPolicy'],
     ['PUT', 'b', 'policy', 'PutBucketPolicy'],
     ['DELETE', 'b', 'policy', 'DeleteBucketPolicy'],

@@ -57,7 +57,7 @@ export function createS3Core(deps: S3CoreDeps): S3Core {
     settings,
     deps.usage ?? new NoopUsageRecorder(),
     logger.forContext(VersionStore.name),
-    new QuotaGuard(deps.metastore.quotaLedger, logger.forContext(QuotaGuard.name), deps.quotaMetrics),
+    new QuotaGuard(lazyLedger(deps.metastore), logger.forContext(QuotaGuard.name), deps.quotaMetrics),
   );
   const resolver = new BucketResolver(deps.metastore, settings.bucketCacheTtlMs);
   const multipart = new CassandraMultipartService(resolver, store, deps.metastore, logger.forContext(CassandraMultipartService.name));
@@ -71,4 +71,9 @@ export function createS3Core(deps: S3CoreDeps): S3Core {
     deps.blocks,
     new BucketQuotasService(deps.metastore, resolver, deps.clock, settings.bucketCacheTtlMs, deps.quotaMetrics),
   );
+}
+
+/** The metastore's quota ledger, reached only when a quota bucket is written (building the core touches nothing). */
+function lazyLedger(ms: Metastore): Pick<Metastore['quotaLedger'], 'get' | 'add'> {
+  return { get: (bucketId) => ms.quotaLedger.get(bucketId), add: (bucketId, bytes, objects) => ms.quotaLedger.add(bucketId, bytes, objects) };
 }

@@ -2,6 +2,7 @@ import type { Readable } from 'stream';
 import type { BlockManager, BlockRef, StoredBody } from '@ostore/storage/blocks';
 import type { BlockEntry, IndexRow, Metastore, RowReadOptions, VersionLocator, VersionMetaRow, VersionRow } from '@ostore/metastore/data-access';
 import type { BodyVerifier, ByteRange, ChecksumAlgorithm } from './api';
+import type { BucketKey } from './bucket-key';
 import { receiveBody, ReceivedBody, storeBody } from './body';
 import { splitKey } from './keys';
 import { objectsSource, versionsSource } from './listing/sources';
@@ -13,15 +14,7 @@ import type { UsageRecorder } from './usage';
 import { uuidBytes, vtsOfVid } from './version-ids';
 import { blockRefs, versionRef } from './version-mapping';
 
-/** What the version store needs of a bucket: its id, its name (logs, usage), its versioning and quota. */
-export interface BucketKey {
-  bucketId: string;
-  name: string;
-  versioning: string;
-  /** The bucket's quota limits (bucket row `quota_bytes`, `quota_objects`); unset: no limit. */
-  quotaBytes?: number;
-  quotaObjects?: number;
-}
+export type { BucketKey } from './bucket-key';
 
 /**
  * The reads, block operations and usage reports the S3 services need around versions, over

@@ -1,14 +1,11 @@
 import type { LedgerUsage, QuotaLedgerRepository } from '@ostore/metastore/data-access';
 import type { ContextLogger } from '@ostore/shared/observability';
 import { s3err } from '../errors';
-import type { BucketKey } from '../version-data';
+import type { BucketKey } from '../bucket-key';
 import { NoopQuotaMetrics, QuotaMetricsSink } from './quota-metrics';
+import type { QuotaLimits } from './quota-limits';
+export type { QuotaLimits } from './quota-limits';
 
-/** A bucket's limits; a bucket has a quota when at least one is set. */
-export interface QuotaLimits {
-  maxBytes?: number;
-  maxObjects?: number;
-}
 
 /** The limits of a bucket row, or undefined for a bucket without a quota (which pays nothing). */
 export function quotaOf(bucket: Pick<BucketKey, 'quotaBytes' | 'quotaObjects'>): QuotaLimits | undefined {
@@ -95,7 +92,7 @@ export class QuotaGuard {
   private seq = 0;
 
   constructor(
-    private readonly ledger: QuotaLedgerRepository,
+    private readonly ledger: Pick<QuotaLedgerRepository, 'get' | 'add'>,
     private readonly log: ContextLogger,
     private readonly metrics: QuotaMetricsSink = new NoopQuotaMetrics(),
   ) {}

@@ -1,6 +1,6 @@
 import type { LedgerUsage } from '@ostore/metastore/data-access';
 import type { MetricsRegistry } from '@ostore/shared/observability';
-import type { QuotaLimits } from './quota-guard';
+import type { QuotaLimits } from './quota-limits';
 
 /** What the quota guard reports; `QuotaMetrics` turns it into Prometheus metrics. */
 export interface QuotaMetricsSink {
