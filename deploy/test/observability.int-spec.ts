@@ -36,6 +36,7 @@ const EXPECTED_EMPTY: Record<string, string> = {
   'Overdue versions': 'lifecycle keeps up: nothing is overdue',
   'Overdue versions by scanner': 'lifecycle keeps up: nothing is overdue',
   '5xx ratio': 'no request fails with 5xx',
+  'Quota ledger write errors by instance': 'Cassandra is up: no quota ledger write fails',
 };
 
 interface Panel {
@@ -87,6 +88,8 @@ describe('dashboards and alerts against a real Prometheus scraping the apps', ()
       MANAGEMENT_PORT: String(statsPort),
       MANAGEMENT_HOST: '127.0.0.1',
       MIGRATE_ON_START: 'false',
+      // the scanner completes a pass a second: combine them as often, so the snapshot panels have data
+      STATS_SNAPSHOT_COMBINE_SECONDS: '1',
     }).start();
     await sys.ready();
     await waitFor(
@@ -159,6 +162,31 @@ describe('dashboards and alerts against a real Prometheus scraping the apps', ()
     await expect(
       s3.send(new GetObjectCommand({ Bucket: 'obs-expiry', Key: 'missing' })),
     ).rejects.toBeInstanceOf(S3ServiceException);
+    // a quota refusal: a 1 KiB quota, then PUTs of 4 KiB until one is refused (the gateway may
+    // still hold the bucket row without its quota for one S3_BUCKET_CACHE_MS)
+    await s3.send(new CreateBucketCommand({ Bucket: 'obs-quota' }));
+    const setQuota = await fetch(`${sys.gateway.adminUrl}/admin/buckets/obs-quota/quota`, {
+      method: 'PUT',
+      headers: { Authorization: `Bearer ${sys.gateway.adminToken}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ maxBytes: 1024 }),
+    });
+    expect(setQuota.status).toBe(200);
+    let attempt = 0;
+    await waitFor(
+      'a PUT over the quota refused with QuotaExceeded',
+      async () => {
+        const put = s3.send(new PutObjectCommand({ Bucket: 'obs-quota', Key: `over-${attempt++}`, Body: Buffer.alloc(4096, 1) }));
+        return put.then(
+          () => undefined,
+          (e) => {
+            if ((e as S3ServiceException).name === 'QuotaExceeded') return true;
+            throw e;
+          },
+        );
+      },
+      30_000,
+      500,
+    );
     await sys.settledAfter(written + DAY_MS);
     await sys.until('the tmp/ objects expired', Date.now() + 30_000, async () => {
       const res = await s3.send(new ListObjectsV2Command({ Bucket: 'obs-expiry', Prefix: 'tmp/' }));
