@@ -75,7 +75,19 @@ describe('the gateway with GATEWAY_WORKERS=2', () => {
   });
 
   it('serves S3 from both workers and sums their metrics', async () => {
-    expect(childrenOf(gw.pid!)).toHaveLength(2);
+    // ready means one worker answered: the other may still be booting (or, after a crash at boot,
+    // be replaced); the primary's output says which when this gives up
+    await waitFor(
+      'two worker processes',
+      async () => {
+        if (gw.exitCode !== undefined) throw new GiveUpWaiting(`the gateway exited (${gw.exitCode}):\n${gw.output.join('')}`);
+        return childrenOf(gw.pid!).length === 2 ? true : undefined;
+      },
+      120_000,
+      200,
+    ).catch((e: Error) => {
+      throw new Error(`${e.message}\n${gw.output.join('')}`);
+    });
     // ready means one worker answered; one `ostore_app_info` gauge of 1 per worker: the sum
     // reaches 2 once both answer the primary's scrape
     await waitFor('both workers to answer /metrics', async () => ((await metricSum(mgmt, 'ostore_app_info')) === 2 ? true : undefined), 120_000, 500);
@@ -94,6 +106,7 @@ describe('the gateway with GATEWAY_WORKERS=2', () => {
 
   it('replaces a worker that dies, and stops every worker on SIGTERM', async () => {
     const [victim, other] = childrenOf(gw.pid!);
+    expect([victim, other].every((pid) => pid > 0)).toBe(true);
     process.kill(victim, 'SIGKILL');
     const replaced = await waitFor(
       'a replacement worker',

@@ -86,9 +86,16 @@ export interface LifecycleSystem {
   stop(): Promise<void>;
 }
 
-export async function startLifecycleSystem(backend: QueueBackend): Promise<LifecycleSystem> {
+/** Settings of one app of the system beyond the defaults above (e.g. a faster folder cleanup). */
+export interface LifecycleSystemEnv {
+  gateway?: Record<string, string>;
+  scanner?: Record<string, string>;
+  scheduler?: Record<string, string>;
+}
+
+export async function startLifecycleSystem(backend: QueueBackend, extra: LifecycleSystemEnv = {}): Promise<LifecycleSystem> {
   const blocks = { BLOCK_STORE: 'cassandra', BLOCK_SIZE_BYTES: String(64 * 1024) };
-  const gateway = await startGateway(`lc${backend}`, blocks);
+  const gateway = await startGateway(`lc${backend}`, { ...blocks, ...extra.gateway });
   const cluster = freshCluster(`lc${backend}`);
   const common = {
     ...appEnv(gateway.keyspace, cluster),
@@ -109,8 +116,9 @@ export async function startLifecycleSystem(backend: QueueBackend): Promise<Lifec
     SCAN_INTERVAL_SECONDS: '1',
     SCAN_CHECKPOINT_SECONDS: '1',
     SCAN_RATE_LIMIT_ROWS_PER_SECOND: '0',
+    ...extra.scanner,
   });
-  const scheduler = app('scheduler', { ...blocks, QUEUE_SESSION_TIMEOUT_MS: '6000' });
+  const scheduler = app('scheduler', { ...blocks, QUEUE_SESSION_TIMEOUT_MS: '6000', ...extra.scheduler });
 
   const diagnostics = () => `\n--- scanner ---\n${scanner.logTail()}\n--- scheduler ---\n${scheduler.logTail()}`;
   const until = async <T>(what: string, deadlineMs: number, probe: () => Promise<T | undefined>): Promise<T> => {
