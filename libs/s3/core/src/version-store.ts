@@ -238,11 +238,11 @@ export class VersionStore extends VersionData {
     await this.ms.applyPartitionMutation(this.ms.versions.deleteStatements(loc, isNull, at));
     if (row?.inlineBody && !row.isDeleteMarker) {
       await this.ms.versions.deleteManifest(loc.vid, { blocks: false });
-      this.recordUsage(bucket, 'remove', -row.size);
     } else if (!row || !row.isDeleteMarker) {
       await this.dropManifest(loc.vid);
-      if (row) await this.recordUsage(bucket, 'remove', -row.size, row.isGhost ? 0 : -1);
     }
+    // one removal (bytes, the object, and a quota bucket's ledger) for every version that held data
+    if (row && !row.isDeleteMarker) await this.recordUsage(bucket, 'remove', -row.size, row.isGhost ? 0 : -1);
     return row;
   }
 
