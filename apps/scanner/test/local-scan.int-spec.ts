@@ -189,9 +189,13 @@ describe('local scan (Cassandra + Kafka)', () => {
     expect(candidate.key).toBe('hot');
     // the window: listed[0] is current, listed[1..100] noncurrent; the 5 newest noncurrent ones stay
     expect(candidate.versions.map((v) => v.versionId)).toEqual(listed.slice(6, 101).map((v) => v.versionId));
-    // at most one page of the history is read, then a new query starts after 'hot'
-    expect(hot.size).toBeLessThanOrEqual(120);
-    expect(hot.size).toBeGreaterThan(101);
+    // the skip past 'hot' is issued after the page in which its window (current + 100) overflows:
+    // that page may begin anywhere (other buckets' partitions can come first in token order), so at
+    // most one page of rows past the window's 101 is read, and the rest of the history never
+    const window = 101;
+    expect(hot.size).toBeGreaterThan(window);
+    expect(hot.size).toBeLessThanOrEqual(window + 120);
+    expect(hot.size).toBeLessThan(listed.length);
   });
 
   it('stops mid-pass and a restarted scanner continues where it stopped: every due object exactly once', async () => {
