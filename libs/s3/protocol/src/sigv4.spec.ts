@@ -568,7 +568,8 @@ describe(verifySigV4.name, () => {
         [
           'the signature',
           (r) =>
-            (r.headers.authorization = String(r.headers.authorization).replace(/Signature=./, 'Signature=0')),
+            // another first hex digit (the signature of a fresh signing time may already start with 0)
+            (r.headers.authorization = String(r.headers.authorization).replace(/Signature=(.)/, (_m, c: string) => `Signature=${c === '0' ? '1' : '0'}`)),
         ],
       ])('%s', (_what, change) => {
         const error = thrown(() => verify(tamper(change)));
