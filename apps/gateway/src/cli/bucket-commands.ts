@@ -42,9 +42,9 @@ interface Summary {
 const percent = (ratio: number | null | undefined) => (ratio === undefined ? '' : ratio === null ? '∞ %' : `${(ratio * 100).toFixed(1)} %`);
 
 /** A text table: a header row, then rows, columns padded to their widest cell. */
-export function table(header: string[], rows: string[][]): string {
+export function table(header: readonly string[], rows: readonly (readonly string[])[]): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd();
+  const line = (cells: readonly string[]) => cells.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd();
   return [line(header), ...rows.map(line)].join('\n');
 }
 

@@ -1,4 +1,5 @@
 import type { BucketReport } from '../admin/bucket-report.controller';
+import { table } from './bucket-commands';
 import { formatBytes } from './sizes';
 
 export const BUCKET_REPORT_HELP = `usage: bucket report <bucket> [--json]
@@ -28,11 +29,6 @@ export function parseBucketReport(argv: readonly string[]): BucketReportCommand 
   return { path: `/admin/buckets/${encodeURIComponent(names[0])}/report`, json };
 }
 
-function table(rows: readonly (readonly string[])[]): string {
-  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
-  return rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]))).join('  ').trimEnd()).join('\n');
-}
-
 /** The report as a human-readable text (tables; sizes in KiB, MiB, ...). */
 export function renderBucketReport(r: BucketReport): string {
   if (!r.snapshot || !r.figures) return `${r.bucket}: no combined snapshot yet (the scanners have not completed a pass, or the stats app has not combined it)\n`;
@@ -42,32 +38,34 @@ export function renderBucketReport(r: BucketReport): string {
   out.push(`snapshot cut ${r.snapshot.cut}, combined ${r.snapshot.combinedAt} from ${r.snapshot.hostSnapshots} host snapshots, ${r.snapshot.ageSeconds} s old`);
   out.push('');
   out.push(
-    table([
+    table(
       ['bytes', 'objects', 'versions', 'delete markers', 'uploads', 'upload bytes'],
-      [formatBytes(f.bytes), String(f.objects), String(f.versions), String(f.deleteMarkers), String(f.uploads), formatBytes(f.uploadBytes)],
-    ]),
+      [[formatBytes(f.bytes), String(f.objects), String(f.versions), String(f.deleteMarkers), String(f.uploads), formatBytes(f.uploadBytes)]],
+    ),
   );
   const classes = Object.entries(f.classes).sort(([a], [b]) => (a < b ? -1 : 1));
   if (classes.length) {
     out.push('');
-    out.push(table([['storage class', 'current', 'noncurrent'], ...classes.map(([c, b]) => [c, formatBytes(b.current), formatBytes(b.noncurrent)])]));
+    out.push(table(['storage class', 'current', 'noncurrent'], classes.map(([c, b]) => [c, formatBytes(b.current), formatBytes(b.noncurrent)])));
   }
   const top = (title: string, unit: string, rows: { name: string; n: number }[], fmt: (n: number) => string) => {
     if (!rows.length) return;
     out.push('');
-    out.push(table([[title, unit], ...rows.map((e) => [e.name === '' ? '/' : e.name, fmt(e.n)])]));
+    out.push(table([title, unit], rows.map((e) => [e.name === '' ? '/' : e.name, fmt(e.n)])));
   };
   top('largest objects', 'size', f.topBySize, formatBytes);
   top('objects with most versions', 'versions', f.topByVersions, String);
   top('largest directories', 'entries', f.topDirectories, String);
   out.push('');
   out.push(
-    table([
+    table(
       ['anomaly', 'count'],
-      ['overdue versions', String(f.anomalies.overdueVersions)],
-      ['objects over 100 versions', String(f.anomalies.objectsOver100Versions)],
-      ['directories over 100,000 entries', String(f.anomalies.directoriesOver100k)],
-    ]),
+      [
+        ['overdue versions', String(f.anomalies.overdueVersions)],
+        ['objects over 100 versions', String(f.anomalies.objectsOver100Versions)],
+        ['directories over 100,000 entries', String(f.anomalies.directoriesOver100k)],
+      ],
+    ),
   );
   return `${out.join('\n')}\n`;
 }

@@ -1,4 +1,5 @@
 import type { FolderCleanupStatus } from '../admin/folder-cleanup.controller';
+import { table } from './bucket-commands';
 
 /** Usage of `npm run admin -- folders ...`. */
 export const FOLDERS_USAGE = `usage:
@@ -44,9 +45,7 @@ export function renderFoldersStatus(status: FolderCleanupStatus): string {
         rows.push(['', '', '', `${kind}-folders`, '', num(k?.checked), num(k?.foundEmpty), num(k?.published), '']);
     }
   }
-  const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => r[c].length)));
-  const lines = rows.map((r) => r.map((cell, c) => cell.padEnd(widths[c])).join('  ').trimEnd());
-  return `${lines.join('\n')}\ndeleted and skipped-as-not-empty directories: the schedulers' ostore_folder_cleanup_directories_{deleted,skipped}_total\n`;
+  return `${table(rows[0], rows.slice(1))}\ndeleted and skipped-as-not-empty directories: the schedulers' ostore_folder_cleanup_directories_{deleted,skipped}_total\n`;
 }
 
 const num = (n: number | undefined) => (n === undefined ? '' : String(n));
