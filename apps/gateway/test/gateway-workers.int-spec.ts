@@ -16,6 +16,12 @@ function childrenOf(pid: number): number[] {
   return text ? text.split(/\s+/).map(Number) : [];
 }
 
+/** The number the primary gave a worker process (it names the worker's usage spool directory). */
+function workerNumber(pid: number): string | undefined {
+  const env = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
+  return env.find((e) => e.startsWith('GATEWAY_WORKER_INDEX='))?.split('=')[1];
+}
+
 function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
@@ -107,6 +113,8 @@ describe('the gateway with GATEWAY_WORKERS=2', () => {
   it('replaces a worker that dies, and stops every worker on SIGTERM', async () => {
     const [victim, other] = childrenOf(gw.pid!);
     expect([victim, other].every((pid) => pid > 0)).toBe(true);
+    expect([victim, other].map(workerNumber).sort()).toEqual(['0', '1']);
+    const victimNumber = workerNumber(victim);
     process.kill(victim, 'SIGKILL');
     const replaced = await waitFor(
       'a replacement worker',
@@ -118,6 +126,8 @@ describe('the gateway with GATEWAY_WORKERS=2', () => {
       200,
     );
     expect(replaced).toContain(other);
+    // the replacement takes the dead worker's number, so it sends what that worker left in its spool
+    expect(workerNumber(replaced.find((pid) => pid !== other)!)).toBe(victimNumber);
     await waitFor('both workers to answer /metrics', async () => ((await metricSum(mgmt, 'ostore_app_info')) === 2 ? true : undefined), 60_000, 500);
     gw.signal('SIGTERM');
     expect(await gw.waitForExit(40_000)).toEqual({ code: 0, signal: null });

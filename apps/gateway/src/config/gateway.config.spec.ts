@@ -1,6 +1,7 @@
 import { mkdtempSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
+import { usageSpoolDir } from '@ostore/queue/data-access';
 import { ConfigError } from '@ostore/shared/config';
 import { loadGatewayConfig } from './gateway.config';
 
@@ -15,6 +16,20 @@ describe(loadGatewayConfig.name, () => {
   it('reads the usage switches; a buffer smaller than a batch is raised to one batch', () => {
     expect(sut({ USAGE_DELTAS: 'off' }).usage.mode).toBe('off');
     expect(sut({ USAGE_BATCH_MAX: '200', USAGE_LINGER_MS: '5', USAGE_BUFFER_MAX: '10' }).usage).toMatchObject({ batchMax: 200, lingerMs: 5, bufferMax: 200 });
+  });
+
+  it('gives each gateway worker its own usage spool directory, and the same one to its replacement', () => {
+    const dir = (env: Record<string, string>) => usageSpoolDir('gateway', sut(env).usage);
+    const base = { USAGE_SPOOL_DIR: '/var/lib/ostore/usage-spool' };
+    expect(dir(base)).toBe('/var/lib/ostore/usage-spool');
+    expect([0, 1, 1].map((i) => dir({ ...base, GATEWAY_WORKER_INDEX: String(i) }))).toEqual([
+      '/var/lib/ostore/usage-spool/worker-0',
+      '/var/lib/ostore/usage-spool/worker-1',
+      '/var/lib/ostore/usage-spool/worker-1',
+    ]);
+    const [first, second] = [0, 1].map((i) => dir({ GATEWAY_WORKER_INDEX: String(i) }));
+    expect(first).not.toBe(second);
+    expect(first.startsWith(join(tmpdir(), 'ostore-usage-spool', 'gateway-'))).toBe(true);
   });
 
   it('names every bad usage variable at once', () => {

@@ -22,6 +22,8 @@ const schema = baseEnvSchema
     MANAGEMENT_PORT: envVar.port(9100),
     /** Gateway processes sharing the S3 socket (node:cluster); 1: this process serves alone. */
     GATEWAY_WORKERS: envVar.int(1, 1, 64),
+    /** Set by the primary for each worker it forks (0 .. GATEWAY_WORKERS-1, kept by a replacement): the worker's own usage spool. */
+    GATEWAY_WORKER_INDEX: z.coerce.number().int().min(0).max(63).optional(),
     S3_HOST: envVar.string('0.0.0.0'),
     S3_PORT: envVar.port(9000),
     S3_REGION: envVar.string('us-east-1'),
@@ -174,7 +176,7 @@ export function loadGatewayConfig(env: Record<string, string | undefined> = proc
       inFlightTtlSeconds: parsed.BLOCK_IN_FLIGHT_TTL_SECONDS,
       gcGraceMs: (parsed.BLOCK_GC_GRACE_SECONDS ?? parsed.BLOCK_IN_FLIGHT_TTL_SECONDS) * 1000,
     },
-    usage: usageConfigOf(parsed),
+    usage: { ...usageConfigOf(parsed), ...(parsed.GATEWAY_WORKER_INDEX === undefined ? {} : { worker: parsed.GATEWAY_WORKER_INDEX }) },
   };
 }
 

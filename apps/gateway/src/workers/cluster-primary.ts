@@ -40,8 +40,9 @@ function proxy(req: IncomingMessage, res: ServerResponse, port: number): void {
  * (node's default scheduling on Linux). The workers' management servers share one loopback port;
  * the primary serves the configured management port: `/metrics` is the sum over the workers
  * (prom-client's AggregatorRegistry over IPC), everything else (`/health/*`, the admin API) is
- * forwarded to a worker. A worker that exits unexpectedly is replaced; SIGTERM/SIGINT go to every
- * worker, and the primary exits once they have all stopped (their own graceful shutdown).
+ * forwarded to a worker. Each worker has a number (GATEWAY_WORKER_INDEX, which names its own usage
+ * spool directory); a worker that exits unexpectedly is replaced by one with its number;
+ * SIGTERM/SIGINT go to every worker, and the primary exits once they have all stopped (their own graceful shutdown).
  */
 export async function runClusterPrimary(config: GatewayConfig): Promise<void> {
   const logger = new JsonLogger(config.app, config.logLevel);
@@ -51,11 +52,19 @@ export async function runClusterPrimary(config: GatewayConfig): Promise<void> {
   const workerEnv = { MIGRATE_ON_START: 'false', GATEWAY_WORKERS: '1', MANAGEMENT_HOST: '127.0.0.1', MANAGEMENT_PORT: String(workerManagementPort) };
   let stopping = false;
   const startedAt = new Map<Worker, number>();
-  const fork = () => startedAt.set(cluster.fork(workerEnv), Date.now());
+  /** Each worker's number: a replacement keeps its predecessor's, and so its usage spool directory. */
+  const numberOf = new Map<Worker, number>();
+  const fork = (n: number) => {
+    const worker = cluster.fork({ ...workerEnv, GATEWAY_WORKER_INDEX: String(n) });
+    startedAt.set(worker, Date.now());
+    numberOf.set(worker, n);
+  };
 
   cluster.on('exit', (worker, code, signal) => {
     const lived = Date.now() - (startedAt.get(worker) ?? 0);
+    const n = numberOf.get(worker) ?? 0;
     startedAt.delete(worker);
+    numberOf.delete(worker);
     if (stopping) {
       if (startedAt.size === 0) {
         log.info('every worker stopped');
@@ -64,10 +73,10 @@ export async function runClusterPrimary(config: GatewayConfig): Promise<void> {
       }
       return;
     }
-    log.error('gateway worker exited; starting another', { pid: worker.process.pid, code, signal, livedMs: lived });
-    setTimeout(fork, lived < FAST_CRASH_MS ? FAST_CRASH_MS : 0);
+    log.error('gateway worker exited; starting another', { pid: worker.process.pid, worker: n, code, signal, livedMs: lived });
+    setTimeout(() => fork(n), lived < FAST_CRASH_MS ? FAST_CRASH_MS : 0);
   });
-  for (let i = 0; i < config.workers; i++) fork();
+  for (let i = 0; i < config.workers; i++) fork(i);
 
   const aggregator = new AggregatorRegistry();
   const management = createServer((req, res) => {

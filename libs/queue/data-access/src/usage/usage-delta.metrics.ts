@@ -13,6 +13,8 @@ export class UsageDeltaMetrics {
   readonly buffered: Gauge;
   readonly spooled: Counter;
   readonly resent: Counter;
+  /** Deltas on disk in the spool, waiting to be sent again. */
+  readonly spoolPending: Gauge;
 
   constructor(registry: MetricsRegistry = new MetricsRegistry('usage', false)) {
     this.published = registry.counter('ostore_usage_deltas_published_total', 'Usage deltas written to the usage topic');
@@ -32,6 +34,10 @@ export class UsageDeltaMetrics {
     this.resent = registry.counter(
       'ostore_usage_deltas_resent_total',
       'Usage deltas sent to the usage topic from the local spool',
+    );
+    this.spoolPending = registry.gauge(
+      'ostore_usage_spool_deltas',
+      'Usage deltas in the local spool (USAGE_SPOOL_DIR) waiting to be sent again; what is left here when a pod is deleted is lost',
     );
     this.buffered = registry.gauge('ostore_usage_buffered_deltas', 'Usage deltas in memory waiting to be published');
   }

@@ -85,9 +85,20 @@ export class UsageDeltaModule {
       lingerMs: usage.lingerMs,
       bufferMax: usage.bufferMax,
       closeTimeoutMs: usageCloseTimeoutMs(shutdownTimeoutMs),
-      spoolDir: usage.spoolDir ?? join(tmpdir(), 'ostore-usage-spool', `${source}-${usage.sourceHost}`),
+      spoolDir: usageSpoolDir(source, usage),
     });
   }
+}
+
+/**
+ * The spool directory of an app's usage configuration: USAGE_SPOOL_DIR, or
+ * `<tmpdir>/ostore-usage-spool/<app>-<host>`; a gateway worker (GATEWAY_WORKERS > 1) gets its own
+ * `worker-<n>` inside it, so that no two processes send (and remove) the same segments, and the
+ * worker that replaces worker n sends what n left.
+ */
+export function usageSpoolDir(source: UsageDeltaModuleOptions['source'], usage: UsageConfig): string {
+  const base = usage.spoolDir ?? join(tmpdir(), 'ostore-usage-spool', `${source}-${usage.sourceHost}`);
+  return usage.worker === undefined ? base : join(base, `worker-${usage.worker}`);
 }
 
 /** The USAGE_* variables of an app's configuration, parsed. */
@@ -110,6 +121,8 @@ export interface UsageConfig {
   sourceHost: string;
   /** Where deltas that cannot wait in memory are spooled (unset: a directory under the tmpdir). */
   spoolDir?: string;
+  /** This process's number among the gateway's workers (GATEWAY_WORKERS > 1): its spool is a subdirectory. */
+  worker?: number;
 }
 
 export function usageConfigOf(env: UsageEnv, sourceHost = hostname()): UsageConfig {

@@ -99,6 +99,8 @@ export class UsageDeltaPublisher {
   private spoolMayHave = true;
   /** The segment loaded at the head of the buffer, and how many of its messages are still unsent. */
   private resend?: { id: string; left: number };
+  private counting = false;
+  private countAgain = false;
 
   constructor(
     private readonly sink: UsageDeltaSink,
@@ -114,8 +116,12 @@ export class UsageDeltaPublisher {
     if (!(Number.isInteger(batchMax) && batchMax >= 1 && Number.isInteger(bufferMax) && bufferMax >= batchMax && lingerMs >= 0))
       throw new Error(`usage delta settings need 1 <= batchMax <= bufferMax and lingerMs >= 0 (got ${batchMax}, ${bufferMax}, ${lingerMs})`);
     this.metrics.buffered.set(0);
+    this.metrics.spoolPending.set(0);
     // an earlier run's segments are sent as soon as the sink takes batches
-    if (this.settings.spool) this.arm('linger', 0);
+    if (this.settings.spool) {
+      this.arm('linger', 0);
+      this.countSpooled();
+    }
   }
 
   /** Deltas waiting to be sent (including a batch being sent). */
@@ -152,10 +158,11 @@ export class UsageDeltaPublisher {
   }
 
   /**
-   * Sends everything buffered now (no linger), waiting while the sink fails, for up to
-   * `timeoutMs`; then spools what is left (without a spool: drops it, counted as `shutdown`);
-   * later deltas go to the spool too (without one: dropped as `closed`).
-   * Idempotent.
+   * Sends everything buffered now (no linger), then the spool's segments, waiting while the sink
+   * fails, for up to `timeoutMs`; then spools what is left (without a spool: drops it, counted as
+   * `shutdown`) and logs how many deltas stay in the spool (sent by the next run on the same
+   * directory; lost if the directory goes with the pod). Later deltas go to the spool too
+   * (without one: dropped as `closed`). Idempotent.
    */
   async close(timeoutMs: number): Promise<void> {
     if (this.stopping) return this.closing;
@@ -180,8 +187,41 @@ export class UsageDeltaPublisher {
       }
       this.spill();
       await Promise.all(this.spills);
+      await this.reportLeftInSpool(timeoutMs);
     });
     return this.closing;
+  }
+
+  /** After the close: the spool's backlog, on the gauge and, when there is one, in the log. */
+  private async reportLeftInSpool(timeoutMs: number): Promise<void> {
+    const left = await this.settings.spool?.pending().catch(() => undefined);
+    if (left === undefined) return;
+    this.metrics.spoolPending.set(left);
+    if (left > 0)
+      this.log.error('usage deltas left in the spool at shutdown; the next run on this directory sends them', { count: left, timeoutMs });
+  }
+
+  /**
+   * Sets the spool gauge from the spool (after a segment is written or removed): one count at a
+   * time, and one more if asked meanwhile, so that the last count sees the last change.
+   */
+  private countSpooled(): void {
+    if (this.counting) {
+      this.countAgain = true;
+      return;
+    }
+    this.counting = true;
+    void this.settings
+      .spool!.pending()
+      .then((n) => this.metrics.spoolPending.set(n))
+      .catch(() => undefined)
+      .finally(() => {
+        this.counting = false;
+        if (this.countAgain) {
+          this.countAgain = false;
+          this.countSpooled();
+        }
+      });
   }
 
   /** Arms the linger timer for the first delta of a batch, or sends at once when a batch is full. */
@@ -291,6 +331,7 @@ export class UsageDeltaPublisher {
     await this.settings.spool!.remove(r.id).catch((e: Error) =>
       this.log.error('sent usage delta segment not removed; it will be sent again', { err: e.message, segment: r.id }),
     );
+    this.countSpooled();
   }
 
   /** A delta that cannot wait in memory: collected, then spooled in segments of at most `batchMax`. */
@@ -317,6 +358,7 @@ export class UsageDeltaPublisher {
         .then(() => {
           this.metrics.spooled.inc(chunk.length);
           this.spoolMayHave = true;
+          this.countSpooled();
         })
         .catch((e: Error) => {
           this.metrics.dropped.inc({ reason: 'spool_failed' }, chunk.length);
@@ -327,13 +369,14 @@ export class UsageDeltaPublisher {
     }
   }
 
-  /** close(): waits for a running send, then sends the rest, retrying with backoff. */
+  /**
+   * close(): waits for a running send, then sends the rest and the spool's segments (a pod's
+   * spool may not outlive it: this is its last chance), retrying with backoff.
+   */
   private async sendRest(): Promise<'sent'> {
     if (this.sending) await this.sending;
-    while (this.buffer.length > 0) {
-      const outcome = await this.pump();
-      if (outcome === 'failed') await new Promise<void>((r) => this.timers.set(r, this.backoffMs()));
-    }
+    this.spoolMayHave = true;
+    while ((await this.pump()) === 'failed') await new Promise<void>((r) => this.timers.set(r, this.backoffMs()));
     return 'sent';
   }
 

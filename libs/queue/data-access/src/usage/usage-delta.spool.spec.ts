@@ -34,16 +34,19 @@ describe(FileUsageDeltaSpool.name, () => {
     sink = new FakeUsageSink();
     registry = new MetricsRegistry('test', false);
     ids = 0;
+    errors.length = 0;
   });
   afterEach(() => rm(dir, { recursive: true, force: true }));
 
+  const errors: Array<{ msg: string; fields?: Record<string, unknown> }> = [];
+  const log = { info: () => undefined, warn: () => undefined, error: (msg: string, fields?: Record<string, unknown>) => errors.push({ msg, fields }) };
   const make = (spool: UsageDeltaSpool, settings: Partial<UsageDeltaSettings> = {}) =>
     new UsageDeltaPublisher(
       sink,
       clock,
       { source: 'gateway', sourceHost: 'gw-1', batchMax: 3, lingerMs: 100, bufferMax: 5, retryBackoff: { initialMs: 1000, maxMs: 4000 }, spool, ...settings },
       new UsageDeltaMetrics(registry),
-      undefined,
+      log,
       timers,
       () => `evt-${++ids}`,
     );
@@ -93,6 +96,55 @@ describe(FileUsageDeltaSpool.name, () => {
     await eventually('the spool sent', async () => sink.deltas.length === sent + 5 && (await segments()).length === 0);
     expect(sink.deltas.slice(sent).map((d) => d.bytes).sort()).toEqual([1, 2, 3, 4, 5]);
     expect(await segments()).toEqual([]);
+  });
+
+  it("exports the spool's backlog, also an earlier run's, down to 0 once it is sent", async () => {
+    const first = make(new FileUsageDeltaSpool(dir, clock));
+    sink.failing = true;
+    for (let i = 1; i <= 12; i++) first.record(store(i));
+    await timers.advance(100);
+    await eventually('the backlog on the gauge', async () => (await metric('ostore_usage_spool_deltas')) === 7);
+    const closed = first.close(0);
+    await timers.advance(0);
+    await closed;
+    expect(await metric('ostore_usage_spool_deltas')).toBe(12); // the buffer's 5 spooled at the deadline
+
+    registry = new MetricsRegistry('test', false);
+    make(new FileUsageDeltaSpool(dir, clock)); // the next run counts what it finds
+    await eventually('the earlier backlog counted', async () => (await metric('ostore_usage_spool_deltas')) === 12);
+    sink.failing = false;
+    await timers.advance(4000);
+    await eventually('the backlog sent', async () => (await segments()).length === 0 && (await metric('ostore_usage_spool_deltas')) === 0);
+    expect(sink.deltas).toHaveLength(12);
+  });
+
+  it("sends the spool's segments at the shutdown too, not only the buffer (a pod's spool may go with it)", async () => {
+    const first = make(new FileUsageDeltaSpool(dir, clock));
+    sink.failing = true;
+    for (let i = 1; i <= 4; i++) first.record(store(i));
+    const closed = first.close(0);
+    await timers.advance(0);
+    await closed;
+    expect(await segments()).toHaveLength(2);
+
+    sink.failing = false;
+    const second = make(new FileUsageDeltaSpool(dir, clock));
+    await second.close(10_000); // before its start-up resend ran: the close sends the segments itself
+    expect(sink.deltas.map((d) => d.bytes).sort()).toEqual([1, 2, 3, 4]);
+    expect(await segments()).toEqual([]);
+    expect(errors.filter((e) => e.msg.startsWith('usage deltas left in the spool'))).toHaveLength(1); // the first close's
+  });
+
+  it('logs and exports what the shutdown deadline leaves in the spool', async () => {
+    const sut = make(new FileUsageDeltaSpool(dir, clock));
+    sink.failing = true;
+    for (let i = 1; i <= 9; i++) sut.record(store(i));
+    await timers.advance(100);
+    const closed = sut.close(2500);
+    await timers.advance(2500);
+    await closed;
+    expect(errors.find((e) => e.msg.startsWith('usage deltas left in the spool at shutdown'))?.fields).toEqual({ count: 9, timeoutMs: 2500 });
+    expect(await metric('ostore_usage_spool_deltas')).toBe(9);
   });
 
   it('counts as lost only what the spool cannot write', async () => {

@@ -17,6 +17,8 @@ export interface UsageDeltaSpool {
   oldest(): Promise<SpooledSegment | undefined>;
   /** Removes a segment whose messages were all sent (a segment already gone is fine). */
   remove(id: string): Promise<void>;
+  /** Deltas in the spool's segments now (including one being sent again). */
+  pending(): Promise<number>;
 }
 
 /**
@@ -27,6 +29,8 @@ export interface UsageDeltaSpool {
  */
 export class FileUsageDeltaSpool implements UsageDeltaSpool {
   private seq = 0;
+  /** Deltas per segment file seen by `pending()` or written here (each file is read at most once to count it). */
+  private readonly counted = new Map<string, number>();
 
   constructor(
     private readonly dir: string,
@@ -45,14 +49,11 @@ export class FileUsageDeltaSpool implements UsageDeltaSpool {
       await file.close();
     }
     await rename(tmp, join(this.dir, name));
+    this.counted.set(name, messages.length);
   }
 
   async oldest(): Promise<SpooledSegment | undefined> {
-    const names = await readdir(this.dir).catch((e: NodeJS.ErrnoException) => {
-      if (e.code === 'ENOENT') return [] as string[];
-      throw e;
-    });
-    for (const id of names.filter((n) => n.endsWith('.jsonl')).sort()) {
+    for (const id of await this.segments()) {
       const text = await readFile(join(this.dir, id), 'utf8').catch(() => undefined);
       if (text === undefined) continue; // removed meanwhile by another process
       const messages = text
@@ -62,14 +63,41 @@ export class FileUsageDeltaSpool implements UsageDeltaSpool {
           const [key, value] = JSON.parse(line) as [string, string];
           return { key, value };
         });
+      this.counted.set(id, messages.length);
       return { id, messages };
     }
     return undefined;
+  }
+
+  async pending(): Promise<number> {
+    const ids = await this.segments();
+    const present = new Set(ids);
+    for (const id of this.counted.keys()) if (!present.has(id)) this.counted.delete(id);
+    let total = 0;
+    for (const id of ids) {
+      let n = this.counted.get(id);
+      if (n === undefined) {
+        const text = await readFile(join(this.dir, id), 'utf8').catch(() => '');
+        this.counted.set(id, (n = text.split('\n').filter(Boolean).length));
+      }
+      total += n;
+    }
+    return total;
+  }
+
+  /** The segment files, oldest first. */
+  private async segments(): Promise<string[]> {
+    const names = await readdir(this.dir).catch((e: NodeJS.ErrnoException) => {
+      if (e.code === 'ENOENT') return [] as string[];
+      throw e;
+    });
+    return names.filter((n) => n.endsWith('.jsonl')).sort();
   }
 
   async remove(id: string): Promise<void> {
     await unlink(join(this.dir, id)).catch((e: NodeJS.ErrnoException) => {
       if (e.code !== 'ENOENT') throw e;
     });
+    this.counted.delete(id);
   }
 }
