@@ -1,4 +1,4 @@
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { Aggregator, CollectFunction, collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 /**
  * The app's Prometheus registry: process metrics plus the app's own. Metric names carry their
@@ -19,10 +19,16 @@ export class MetricsRegistry {
     );
   }
 
-  gauge<L extends string>(name: string, help: string, labelNames: readonly L[] = []): Gauge<L> {
+  /** A gauge; `options.collect` sets it at each scrape, `options.aggregator` merges node:cluster workers' values (default sum). */
+  gauge<L extends string>(
+    name: string,
+    help: string,
+    labelNames: readonly L[] = [],
+    options: { collect?: CollectFunction<Gauge<L>>; aggregator?: Aggregator } = {},
+  ): Gauge<L> {
     return (
       (this.registry.getSingleMetric(name) as Gauge<L>) ??
-      new Gauge({ name, help, labelNames, registers: [this.registry] })
+      new Gauge({ name, help, labelNames, registers: [this.registry], ...options })
     );
   }
 

@@ -14,6 +14,7 @@ import type { Response } from 'express';
 import { checkReadiness, HEALTH_INDICATORS, HealthIndicator } from './health';
 import { JsonLogger } from './logger';
 import { MetricsRegistry } from './metrics';
+import { registerReadinessMetrics } from './readiness.metrics';
 
 /** Tracks whether the app is shutting down, so readiness drops before clients close. */
 @Injectable()
@@ -80,6 +81,8 @@ export interface ObservabilityOptions {
   metrics?: MetricsRegistry;
 }
 
+const READINESS_METRICS = Symbol('READINESS_METRICS');
+
 /** Logger, metrics registry, `/health/live`, `/health/ready` and `/metrics` for one app. */
 @Global()
 @Module({})
@@ -94,6 +97,11 @@ export class ObservabilityModule {
         { provide: MetricsRegistry, useValue: metrics },
         HealthRegistry,
         Lifecycle,
+        {
+          provide: READINESS_METRICS,
+          useFactory: (health: HealthRegistry) => registerReadinessMetrics(metrics, () => health.list()),
+          inject: [HealthRegistry],
+        },
       ],
       exports: [JsonLogger, MetricsRegistry, HealthRegistry, Lifecycle],
     };
