@@ -69,6 +69,37 @@ describe('deploy/prometheus with promtool', () => {
   });
 });
 
+describe('what the alerts cover', () => {
+  const tests = readdirSync(join(PROM, 'tests'))
+    .filter((f) => f.endsWith('.test.yaml'))
+    .flatMap((f) => parse(readFileSync(join(PROM, 'tests', f), 'utf8')).tests as any[]);
+  const fired = new Set(
+    tests.flatMap((t) => (t.alert_rule_test ?? []).filter((c: any) => c.exp_alerts?.length > 0).map((c: any) => c.alertname)),
+  );
+
+  it('every alert fires in some promtool test (so each expression is shown to match what it is for)', () => {
+    expect(alerts.map((a) => a.alert).filter((name) => !fired.has(name))).toEqual([]);
+  });
+
+  it.each([
+    ['an app down', ['OStoreAppDown', 'OStoreAppMissing']],
+    ['an app not ready, the scanner included', ['OStoreAppUnready', 'OStoreDependencyDown']],
+    ['the S3 error rate', ['OStoreS3ErrorRatioHigh']],
+    ['the S3 latency', ['OStoreS3LatencyHigh']],
+    ['a stalled scan (no completed pass for 2 intervals)', ['OStoreScanStalled']],
+    ['a growing consumer lag', ['OStoreSchedulerConsumerLagGrowing']],
+    ['growing overdue versions', ['OStoreLifecycleOverdueVersionsGrowing']],
+    ['a snapshot too old', ['OStoreSnapshotTooOld']],
+    ['a quota nearly full', ['OStoreBucketQuotaNearlyFull']],
+    ['a saturated folder-cleanup filter', ['OStoreFolderFilterSaturated']],
+    ['usage events lost', ['OStoreUsageDeltasDropped', 'OStoreUsageSpoolLeftBehind']],
+    ['a usage spool that does not drain', ['OStoreUsageSpoolNotDraining']],
+    ['the stats local store unbounded', ['OStoreStatsLocalCleanupNotRunning', 'OStoreStatsLocalStoreGrowing']],
+  ])('the issue asks for %s: %j', (_what, names) => {
+    for (const name of names) expect([name, alerts.some((a) => a.alert === name)]).toEqual([name, true]);
+  });
+});
+
 describe('runbooks', () => {
   const runbook = readFileSync(join(ROOT, 'docs/runbooks.md'), 'utf8');
   const sections = [...runbook.matchAll(/^## (\S+)$/gm)].map((m) => m[1]);
