@@ -16,6 +16,7 @@ commands:
   stop-kafka / start-kafka
   resolve            only fetch the jars into the cache (OSTORE_JAR_CACHE)
   endpoints [--json] print the CQL contact points and Kafka brokers
+  nodetool [--node N] [--] ARGS...  Cassandra's nodetool against node N (default 1), e.g. 'nodetool -- compact ks t'
 
 options:
   --cassandra-nodes N   (up) number of Cassandra nodes on 127.0.0.1..127.0.0.N (default 1)
@@ -41,6 +42,10 @@ function parseArgs(argv) {
   const out = { _: [] };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
+    if (a === '--') {
+      out._.push(...argv.slice(i + 1));
+      break;
+    }
     const next = () => {
       const v = argv[++i];
       if (v === undefined) throw new Error(`${a} needs a value`);
@@ -169,6 +174,9 @@ async function main(argv) {
       else printEndpoints(e);
       return 0;
     }
+    case 'nodetool':
+      process.stdout.write(stack.nodetool(args._.slice(1), opts));
+      return 0;
     default:
       process.stderr.write(`unknown command '${cmd}'\n${USAGE}\n`);
       return 2;

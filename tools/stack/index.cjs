@@ -16,6 +16,7 @@
  *   probes.cjs        readiness probes         jars.cjs           Maven resolution
  *   lock.cjs          lock dir per stack dir   java.cjs           finding JDK 17
  *   test-slots.cjs    the test runs' own stacks (ports, dirs, locks)
+ *   nodetool.cjs      nodetool against a node (JMX opened on demand)
  */
 
 const { configFromEnv, effectiveConfig, endpoints } = require('./config.cjs');
@@ -23,6 +24,7 @@ const { stackDown, startCassandra, startKafka, status, stopCassandra, stopKafka 
 const { resolveJars } = require('./jars.cjs');
 const { findJava17 } = require('./java.cjs');
 const { probeCassandra, probeKafka } = require('./probes.cjs');
+const { nodetool } = require('./nodetool.cjs');
 const { signalProcessesSync } = require('./processes.cjs');
 const { claimTestSlot } = require('./test-slots.cjs');
 const { defaultLogger, ensureStackUp } = require('./up.cjs');
@@ -55,6 +57,7 @@ module.exports = {
   /** @param {StackOptions} [opts] */
   endpoints: (opts = {}) => endpoints(effectiveConfig(opts)),
   findJava17,
+  nodetool,
   probeCassandra,
   probeKafka,
 };

@@ -134,4 +134,4 @@ function spawnDetached(java, args, cwd, stdoutLog) {
   }
 }
 
-module.exports = { cassandraArgs, kafkaArgs, newKafkaClusterId, spawnDetached };
+module.exports = { CASSANDRA_JDK17_MODULE_FLAGS, cassandraArgs, kafkaArgs, newKafkaClusterId, spawnDetached };

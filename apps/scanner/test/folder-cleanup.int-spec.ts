@@ -80,24 +80,25 @@ describe('empty-directory cleanup (Cassandra)', () => {
     expect(published.filter((p) => p.startsWith('object:'))).toHaveLength(2); // at most a false positive fewer, never more
   });
 
-  it('directories emptied by deletes leave all three folder tables bottom-up, unicode and non-/ tails included; listings stay right', async () => {
+  it('directories emptied by deletes leave all three folder tables bottom-up, unicode, empty segments (a//b) and non-/ tails included; listings stay right', async () => {
     const id = await bucket('folders-emptied');
-    const keys = ['a/b/c/x.txt', 'a/b/y.txt', 'фото/котики/чёрный.png', 'tails/q/r-s', 'tails/x-y-z', 'keep/k', 'a-b/c', '😀/🐱'];
+    const keys = ['a/b/c/x.txt', 'a/b/y.txt', 'фото/котики/чёрный.png', 'tails/q/r-s', 'tails/x-y-z', 'keep/k', 'a-b/c', '😀/🐱', 'd//e/f', 'k//v'];
     for (const k of keys) await put(core, 'folders-emptied', k, 'x');
     const upload = await core.multipart.create({ bucket: 'folders-emptied', key: 'up/load/file', owner: alice, meta: { userMeta: {} } });
     await core.multipart.abort('folders-emptied', 'up/load/file', upload.uploadId);
-    for (const k of ['a/b/c/x.txt', 'a/b/y.txt', 'фото/котики/чёрный.png', 'tails/q/r-s', 'a-b/c', '😀/🐱']) await core.objects.delete('folders-emptied', k, alice);
+    for (const k of ['a/b/c/x.txt', 'a/b/y.txt', 'фото/котики/чёрный.png', 'tails/q/r-s', 'a-b/c', '😀/🐱', 'd//e/f']) await core.objects.delete('folders-emptied', k, alice);
 
     const list = async (prefix: string, delimiter: string) =>
       (await core.objects.list({ bucket: 'folders-emptied', prefix, delimiter, maxKeys: 1000 })).commonPrefixes;
-    const listings = async () => ({ root: await list('', '/'), dash: await list('tails/', '-'), a: await list('a', '/') });
-    const expectedListings = { root: ['keep/', 'tails/'], dash: ['tails/x-'], a: [] };
+    const listings = async () => ({ root: await list('', '/'), dash: await list('tails/', '-'), a: await list('a', '/'), d: await list('d/', '/'), k: await list('k/', '/') });
+    const expectedListings = { root: ['k/', 'keep/', 'tails/'], dash: ['tails/x-'], a: [], d: [], k: ['k//'] };
     expect(await listings()).toEqual(expectedListings);
 
     const before = await folderRows(db, id);
     expect(before).toContain('object:фото/котики/');
     expect(before).toContain('upload:up/load/');
-    const kept = ['keep/', 'tails/'].flatMap((d) => [`object:${d}`, `version:${d}`]).sort();
+    expect(before).toEqual(expect.arrayContaining(['object:d//', 'object:d//e/', 'version:d//e/']));
+    const kept = ['k/', 'k//', 'keep/', 'tails/'].flatMap((d) => [`object:${d}`, `version:${d}`]).sort();
     const s = await cleanup('solo');
     const sut = scheduler(db);
     const deadline = Date.now() + 60_000;

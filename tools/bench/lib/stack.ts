@@ -22,6 +22,8 @@ export interface StackApi {
   stackDown(opts: Record<string, unknown>): Promise<void>;
   status(opts: { probe: boolean }): Promise<StackStatus>;
   findJava17(): string | undefined;
+  /** `nodetool <args>` against node 1 of the stack (tools/stack/nodetool.cjs); its output. */
+  nodetool(args: string[], opts?: Record<string, unknown>): string;
 }
 
 /**

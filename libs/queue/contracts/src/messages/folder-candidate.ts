@@ -15,11 +15,12 @@ export interface FolderCandidate {
   bucket: string;
   /** The partition the folder row lives in ('' or ending with '/'). */
   parent: string;
-  /** The child segment with its trailing '/', as stored (`cats/`). */
+  /** The child segment with its trailing '/', as stored (`cats/`; `/` for the empty segment of `a//b`). */
   name: string;
   kind: FolderKind;
 }
 
+/** v1: the name of a non-empty segment only, so the directory `a//` (from keys like `a//b`) was refused. */
 const wireV1 = z
   .object({
     bucketId: fields.bucketId,
@@ -30,10 +31,26 @@ const wireV1 = z
   })
   .strict();
 
+/**
+ * v2: the name may be the empty segment, `/` (row `{parent: 'a/', name: '/'}` is the directory
+ * `a//` that keys like `a//b` make; `folderRowsOf` of @ostore/s3/core writes it). Otherwise as v1,
+ * which stays readable; a consumer that reads only v1 rejects a v2 message loudly.
+ */
+const wireV2 = z
+  .object({
+    bucketId: fields.bucketId,
+    bucket: fields.bucket,
+    parent: fields.parent,
+    name: fields.folderSegment,
+    kind: z.enum(FOLDER_KINDS),
+  })
+  .strict();
+
 /** Contract of the three `*-folders` queues. */
-export const FolderCandidate = defineContract<FolderCandidate, typeof wireV1>({
+export const FolderCandidate = defineContract<FolderCandidate, typeof wireV2>({
   name: 'FolderCandidate',
-  version: 1,
-  wire: wireV1,
+  version: 2,
+  wire: wireV2,
   encode: (c) => ({ bucketId: c.bucketId, bucket: c.bucket, parent: c.parent, name: c.name, kind: c.kind }),
+  older: { 1: wireV1 },
 });

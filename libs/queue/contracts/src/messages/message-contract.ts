@@ -133,6 +133,8 @@ export const fields = {
   name: z.string().refine((n) => !n.includes('/'), "must not contain '/'"),
   /** A folder row's child segment, stored with its trailing '/' (`cats/`). */
   folderName: z.string().regex(/^[^/]+\/$/, "must be one path segment followed by '/'"),
+  /** A folder row's child segment, possibly empty (`/`, from keys like `a//b`), with its trailing '/'. */
+  folderSegment: z.string().regex(/^[^/]*\/$/, "must be one path segment (possibly empty) followed by '/'"),
   ruleId: z.string().min(1, 'must not be empty').max(255, 'must be at most 255 characters'),
   opaqueId: z.string().min(1, 'must not be empty').max(256, 'must be at most 256 characters'),
   host: z

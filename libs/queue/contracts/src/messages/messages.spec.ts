@@ -161,11 +161,21 @@ describe(FolderCandidate.name, () => {
     expect(sut.fromMessage(sut.toMessage(root))).toEqual(root);
   });
 
+  it('writes v2, which carries the empty segment of keys like a//b; v1 stays readable', () => {
+    const empty = { ...folder(), parent: 'a/', name: '/' };
+    expect(JSON.parse(sut.toMessage(empty)).v).toBe(2);
+    expect(sut.fromMessage(sut.toMessage(empty))).toEqual(empty);
+    const v1 = JSON.stringify({ v: 1, bucketId, bucket: 'photos', parent: 'images/', name: 'pets/', kind: 'object' });
+    expect(sut.fromMessage(v1)).toEqual({ ...folder(), kind: 'object' });
+    expect(() => sut.fromMessage(JSON.stringify({ ...JSON.parse(v1), name: '/' }))).toThrow(/name: must be one path segment followed by '\/'/);
+  });
+
   it.each<[string, Record<string, unknown>, RegExp]>([
-    ['version', { v: 0 }, /v: unsupported version 0 \(this build reads 1\)/],
+    ['version', { v: 0 }, /v: unsupported version 0 \(this build reads 1, 2\)/],
     ['kind', { kind: 'bucket' }, /kind: Invalid enum value/],
-    ['name without its slash', { name: 'pets' }, /name: must be one path segment followed by '\/'/],
+    ['name without its slash', { name: 'pets' }, /name: must be one path segment \(possibly empty\) followed by '\/'/],
     ['name of two segments', { name: 'a/b/' }, /name: must be one path segment/],
+    ['name of an empty and another segment', { name: '/b/' }, /name: must be one path segment/],
     ['parent', { parent: 'images' }, /parent: must be '' or end with '\/'/],
   ])('rejects a bad %s', (_what, patch, error) => {
     expect(() => sut.fromMessage(tamper(sut.toMessage(folder()), patch))).toThrow(error);
