@@ -38,6 +38,8 @@ const EXPECTED_EMPTY: Record<string, string> = {
   'Overdue versions by scanner': 'lifecycle keeps up: nothing is overdue',
   '5xx ratio': 'no request fails with 5xx',
   'Quota ledger write errors by instance': 'Cassandra is up: no quota ledger write fails',
+  'Bytes per bucket (stats)': "this workload's stats app consumes a usage topic nobody publishes to: no bucket has a running total",
+  'Objects per bucket (stats)': "this workload's stats app consumes a usage topic nobody publishes to: no bucket has a running total",
   // its "deleted" query has data (the workload waits for a deletion); "skipped" needs a write racing a delete
   'Directories deleted / skipped per second by queue': 'no directory gets an entry between its filter and its delete: nothing is skipped',
 };

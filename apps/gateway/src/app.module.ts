@@ -14,6 +14,7 @@ import { FOLDER_FILTER_REPOSITORY, FolderCleanupController } from './admin/folde
 import { BootstrapUser } from './admin/bootstrap-user';
 import { BucketAdminController } from './admin/bucket-admin.controller';
 import { BucketReportController, snapshotStoreProvider } from './admin/bucket-report.controller';
+import { statsUsageProvider } from './admin/stats-usage.client';
 import { GatewayConfig } from './config/gateway.config';
 import { S3Module } from './s3/s3.module';
 
@@ -57,6 +58,7 @@ export class AppModule {
         AdminListener,
         BootstrapUser,
         snapshotStoreProvider,
+        statsUsageProvider(config.admin.statsUrl),
         { provide: FOLDER_FILTER_REPOSITORY, useFactory: (db: CassandraClient) => new FolderFilterRepository(db), inject: [CassandraClient] },
       ],
     };

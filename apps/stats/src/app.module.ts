@@ -4,6 +4,7 @@ import { CassandraClient, CassandraModule } from '@ostore/shared/cassandra';
 import { KafkaModule, QueueModule, QueueModuleOptions, QueueTransport } from '@ostore/queue/data-access';
 import { JsonLogger, MetricsRegistry, ObservabilityModule } from '@ostore/shared/observability';
 import {
+  CurrentUsageReader,
   LocalStateCleanup,
   LocalUsageState,
   StatsMetrics,
@@ -11,8 +12,10 @@ import {
   usageStores,
   UsageStores,
 } from '@ostore/stats/data-access';
+import { SnapshotStore } from '@ostore/stats/snapshot-store';
 import { StatsConfig } from './config/stats.config';
 import { snapshotProviders } from './snapshots/snapshots.providers';
+import { CurrentUsageController } from './usage/current-usage.controller';
 import { UsageDeltasController } from './usage/usage-deltas.controller';
 
 /** Injection token of the stats stores (UsageStores is an interface). */
@@ -78,6 +81,12 @@ export class AppModule {
         inject: [CassandraClient, Clock, StatsMetrics, LocalUsageState],
       },
       { provide: UsageRecorder, useFactory: (s: UsageStores) => s.recorder, inject: [USAGE_STORES] },
+      {
+        provide: CurrentUsageReader,
+        useFactory: (snapshots: SnapshotStore, s: UsageStores, clock: Clock) =>
+          new CurrentUsageReader(snapshots, s, config.cassandra.keyspace, clock),
+        inject: [SnapshotStore, USAGE_STORES, Clock],
+      },
       // The usage topic's handler (UsageDeltasController) subscribes through it.
       QueueTransport.provider({
         defaults: { maxBatchSize: config.queue.batchSize, concurrency: config.queue.partitionConcurrency },
@@ -93,7 +102,7 @@ export class AppModule {
         KafkaModule.forRoot(config.kafka),
         QueueModule.forRoot(queueOptions(config)),
       ],
-      controllers: [UsageDeltasController],
+      controllers: [UsageDeltasController, CurrentUsageController],
       providers,
     };
   }

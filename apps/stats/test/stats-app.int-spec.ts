@@ -88,5 +88,21 @@ describe('the stats app', () => {
     let events = 0;
     for (const b of buckets) for await (const _ of s.events.events(b, new Date(start), new Date())) events++;
     expect(events).toBe(200);
+
+    // current usage over HTTP: what the gateway's `bucket usage` shows for a bucket without a quota
+    const usage = async (id: string) => fetch(`http://127.0.0.1:${port}/usage/buckets/${id}`);
+    for (const [i, b] of buckets.entries()) {
+      const res = await usage(b.toUpperCase());
+      expect(res.status).toBe(200);
+      const mine = deltas.filter((_, k) => k % 2 === i);
+      expect(await res.json()).toMatchObject({
+        bucketId: b,
+        bytes: mine.reduce((n, d) => n + d.bytes, 0),
+        objects: mine.length,
+        deltaEvents: mine.length,
+      });
+    }
+    expect(await (await usage('1a2b3c4d-0000-4000-8000-0000000000ff')).json()).toMatchObject({ bytes: 0, objects: 0 });
+    expect((await usage('not-a-bucket-id')).status).toBe(400);
   });
 });

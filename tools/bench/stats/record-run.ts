@@ -1,13 +1,12 @@
-import { randomBytes, randomUUID } from 'crypto';
+import { randomUUID } from 'crypto';
 import { mkdtemp, rm } from 'fs/promises';
 import { cpus, loadavg, tmpdir } from 'os';
 import { join } from 'path';
-import { MigrationRunner, migrations, parseReplication } from '@ostore/metastore/schema';
 import { UsageDelta } from '@ostore/queue/contracts';
-import { CassandraClient, CassandraOptions, createDriverClient } from '@ostore/shared/cassandra';
 import { SystemClock } from '@ostore/shared/clock';
 import { MetricsRegistry } from '@ostore/shared/observability';
 import { BatchPosition, LocalUsageState, StatsMetrics, UsageRecorder, usageStores } from '@ostore/stats/data-access';
+import { benchKeyspace } from './bench-keyspace';
 
 interface Options {
   events: number;
@@ -105,25 +104,7 @@ async function timed(
 
 export async function main(argv: string[]): Promise<number> {
   const o = parseArgs(argv);
-  const keyspace = `bench_stats_${randomBytes(3).toString('hex')}`;
-  const options: CassandraOptions = {
-    contactPoints: ['127.0.0.1'],
-    port: o.port,
-    localDataCenter: 'datacenter1',
-    keyspace,
-    consistency: 'localQuorum',
-    serialConsistency: 'localSerial',
-    requestTimeoutMs: 12_000,
-    applicationName: 'ostore-bench-stats',
-  };
-  const admin = createDriverClient(options, false);
-  await admin.connect();
-  await new MigrationRunner(admin).migrate(migrations, {
-    keyspace,
-    replication: parseReplication('SimpleStrategy:1'),
-  });
-  const client = new CassandraClient(options);
-  await client.connect();
+  const { client, drop } = await benchKeyspace('stats', o.port, o.keep);
   const dir = await mkdtemp(join(tmpdir(), 'ostore-bench-stats-'));
   const local = await LocalUsageState.open(dir);
   try {
@@ -164,8 +145,6 @@ export async function main(argv: string[]): Promise<number> {
   } finally {
     await local.close();
     await rm(dir, { recursive: true, force: true });
-    await client.shutdown();
-    if (!o.keep) await admin.execute(`DROP KEYSPACE IF EXISTS ${keyspace}`);
-    await admin.shutdown();
+    await drop();
   }
 }

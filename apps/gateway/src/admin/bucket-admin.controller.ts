@@ -1,7 +1,9 @@
 import { BadRequestException, Body, Controller, Delete, Get, HttpException, Inject, NotFoundException, Param, Post, Put, UseGuards } from '@nestjs/common';
-import { QuotaChange, S3Core, S3DomainError } from '@ostore/s3/core';
+import type { BucketsService } from '@ostore/s3/core';
+import { BUCKETS_SERVICE, QuotaChange, quotaOf, S3Core, S3DomainError } from '@ostore/s3/core';
 import { JsonLogger } from '@ostore/shared/observability';
 import { AdminTokenGuard } from './admin.controller';
+import { StatsUsageClient } from './stats-usage.client';
 
 /** A limit in a request body: a non-negative integer, null (clear it) or absent (keep it). */
 function limitOf(body: Record<string, unknown>, field: 'maxBytes' | 'maxObjects'): number | null | undefined {
@@ -36,17 +38,31 @@ export class BucketAdminController {
   constructor(
     @Inject(S3Core) private readonly core: S3Core,
     logger: JsonLogger,
+    @Inject(BUCKETS_SERVICE) private readonly buckets: BucketsService,
+    @Inject(StatsUsageClient) private readonly stats: StatsUsageClient,
   ) {
     this.log = logger.forContext(BucketAdminController.name);
   }
 
   @Get()
-  list() {
-    return asHttp(this.core.quotas.list());
+  async list() {
+    return this.stats.withUsage(await asHttp(this.core.quotas.list()));
   }
 
+  /** A quota bucket: the live ledger. Without a quota: the stats app's current usage (ADMIN_STATS_URL), else (or when it fails) an exact recount. */
   @Get(':name/usage')
-  usage(@Param('name') name: string) {
+  async usage(@Param('name') name: string) {
+    if (this.stats.enabled) {
+      const bucket = await asHttp(this.buckets.get(name));
+      if (!quotaOf(bucket)) {
+        try {
+          return StatsUsageClient.usageView(bucket, await this.stats.current(bucket.bucketId));
+        } catch (e) {
+          this.log.warn('current usage from the stats app failed; recounting', { bucket: name, err: e });
+          return { ...(await asHttp(this.core.quotas.usage(name))), statsError: (e as Error).message };
+        }
+      }
+    }
     return asHttp(this.core.quotas.usage(name));
   }
 

@@ -24,8 +24,12 @@ export interface UsageView {
   bucket: string;
   bytes: number;
   objects: number;
-  source: 'ledger' | 'recount';
+  source: 'ledger' | 'recount' | 'stats';
   asOf: string;
+  snapshotCut?: string;
+  snapshotAgeSeconds?: number;
+  /** Why the stats app could not answer (the figures are then a recount). */
+  statsError?: string;
   quota?: { maxBytes?: number; maxObjects?: number };
   utilisation?: { bytes?: number; objects?: number };
   drift?: { bytes: number; objects: number };
@@ -37,6 +41,7 @@ interface Summary {
   createdAt: string;
   quota?: { maxBytes?: number; maxObjects?: number };
   usage?: { bytes: number; objects: number };
+  usageSource?: 'ledger' | 'stats';
 }
 
 const percent = (ratio: number | null | undefined) => (ratio === undefined ? '' : ratio === null ? '∞ %' : `${(ratio * 100).toFixed(1)} %`);
@@ -61,7 +66,7 @@ function renderList(answer: unknown): string {
     quotaText(b.quota),
   ]);
   if (rows.length === 0) return 'no buckets';
-  return `${table(['NAME', 'OWNER', 'CREATED (UTC)', 'USED', 'OBJECTS', 'QUOTA'], rows)}\n(usage is shown for quota buckets, from the live ledger; \`bucket usage <bucket>\` counts any bucket)`;
+  return `${table(['NAME', 'OWNER', 'CREATED (UTC)', 'USED', 'OBJECTS', 'QUOTA'], rows)}\n(usage: quota buckets from the live ledger, others from the stats app when the gateway has ADMIN_STATS_URL; \`bucket usage <bucket>\` answers for any bucket)`;
 }
 
 function renderUsage(answer: unknown): string {
@@ -74,7 +79,10 @@ function renderUsage(answer: unknown): string {
   if (u.quota?.maxBytes !== undefined) rows.push(['byte quota', `${formatBytes(u.quota.maxBytes)}, ${percent(u.utilisation?.bytes)} used`]);
   if (u.quota?.maxObjects !== undefined) rows.push(['object quota', `${u.quota.maxObjects} objects, ${percent(u.utilisation?.objects)} used`]);
   if (!u.quota) rows.push(['quota', 'none']);
-  rows.push(['as of', `${u.asOf} (${u.source === 'ledger' ? 'live quota ledger' : 'exact recount of the metastore'})`]);
+  const from = { ledger: 'live quota ledger', recount: 'exact recount of the metastore', stats: 'stats app: scan snapshot + usage deltas since its cut' };
+  rows.push(['as of', `${u.asOf} (${from[u.source]})`]);
+  if (u.source === 'stats') rows.push(['snapshot', u.snapshotCut ? `cut ${u.snapshotCut}, ${u.snapshotAgeSeconds ?? '?'} s old` : 'none yet (usage deltas alone)']);
+  if (u.statsError) rows.push(['stats app', `not answering (${u.statsError})`]);
   if (u.drift) rows.push(['ledger drift', `${u.drift.bytes} bytes, ${u.drift.objects} objects (corrected)`]);
   return table(['', ''], rows).split('\n').slice(1).join('\n');
 }

@@ -67,6 +67,8 @@ const schema = baseEnvSchema
     ADMIN_HOST: envVar.string('127.0.0.1'),
     /** Port of the admin API's own listener (the management port never serves it). */
     ADMIN_PORT: envVar.port(9104),
+    /** The stats app's management URL: `bucket usage` / `bucket list` of buckets without a quota read current usage there. */
+    ADMIN_STATS_URL: z.string().url().optional(),
     BLOCK_STORE: z.enum(['fs', 'cassandra']).default('fs'),
     BLOCK_STORE_DIR: envVar.string('.stack/blocks'),
     BLOCK_SIZE_BYTES: envVar.int(8 * 1024 * 1024, 64 * 1024, 64 * 1024 * 1024),
@@ -129,7 +131,7 @@ export interface GatewayConfig extends BaseConfig {
     bootstrap?: { user: string; accessKeyId: string; secretAccessKey: string };
   };
   /** The admin API: its token (none: the API is off) and its own listener (no port: the management port). */
-  admin: { token?: string; host: string; port: number };
+  admin: { token?: string; host: string; port: number; statsUrl?: string };
   blocks: { store: 'fs' | 'cassandra'; dir: string; coldDir: string; blockSize: number; gcIntervalMs: number; inFlightTtlSeconds: number; gcGraceMs: number };
   /** The usage delta publisher (USAGE_*); `sourceHost` is this host's name (the pod name). */
   usage: UsageConfig;
@@ -166,7 +168,7 @@ export function loadGatewayConfig(env: Record<string, string | undefined> = proc
           ? { user: parsed.S3_BOOTSTRAP_USER, accessKeyId: parsed.S3_BOOTSTRAP_ACCESS_KEY_ID, secretAccessKey: parsed.S3_BOOTSTRAP_SECRET_ACCESS_KEY }
           : undefined,
     },
-    admin: { token: parsed.ADMIN_TOKEN ?? adminTokenFromFile(parsed.ADMIN_TOKEN_FILE), host: parsed.ADMIN_HOST, port: parsed.ADMIN_PORT },
+    admin: { token: parsed.ADMIN_TOKEN ?? adminTokenFromFile(parsed.ADMIN_TOKEN_FILE), host: parsed.ADMIN_HOST, port: parsed.ADMIN_PORT, statsUrl: parsed.ADMIN_STATS_URL },
     blocks: {
       store: parsed.BLOCK_STORE,
       dir: parsed.BLOCK_STORE_DIR,

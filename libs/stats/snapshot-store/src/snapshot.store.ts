@@ -109,12 +109,18 @@ export class SnapshotStore {
   async latestBucket(ks: string, bucketId: string): Promise<LatestBucketSnapshot | undefined> {
     const combination = await this.latestCombination(ks);
     if (!combination) return undefined;
+    const bucket = await this.bucketAt(bucketId, combination.cut);
+    return { combination, ...(bucket ? { bucket } : {}) };
+  }
+
+  /** A bucket's figures in the combination of that cut (a row never changes once written); none: it had nothing before the cut. */
+  async bucketAt(bucketId: string, cut: Date): Promise<BucketSnapshot | undefined> {
     const rs = await this.client.execute(
       `SELECT stat FROM ${this.client.keyspace}.bucket_snapshots WHERE bucket_id = ? AND cut = ?`,
-      [bucketId, combination.cut],
+      [bucketId, cut],
       { isIdempotent: true },
     );
     const r = rs.first();
-    return { combination, ...(r ? { bucket: BucketSnapshotCodec.decode(r['stat'] as string) } : {}) };
+    return r ? BucketSnapshotCodec.decode(r['stat'] as string) : undefined;
   }
 }

@@ -77,6 +77,7 @@ export class SnapshotAccumulator {
       const cls = (t.classes[v.storageClass] ??= { current: 0, noncurrent: 0 });
       if (isCurrent) cls.current += v.size;
       else cls.noncurrent += v.size;
+      this.recentClass(t, v.vts / 1000, v.storageClass, isCurrent, v.size);
       t.bytes += v.size;
       bytes += v.size;
       if (v.isDeleteMarker) t.deleteMarkers++;
@@ -126,6 +127,13 @@ export class SnapshotAccumulator {
     sums[0] += bytes;
     sums[1] += objects;
     sums[2] += versions;
+  }
+
+  private recentClass(t: BucketTally, atMs: number, storageClass: string, current: boolean, bytes: number): void {
+    if (atMs < this.lookbackFromMs) return;
+    const w = String(Math.floor(atMs / CUT_GRID_MS) * CUT_GRID_MS);
+    const byClass = ((t.recentClasses ??= {})[w] ??= {});
+    (byClass[storageClass] ??= [0, 0])[current ? 0 : 1] += bytes;
   }
 
   private enterDirectory(bucketId: string, parent: string): void {

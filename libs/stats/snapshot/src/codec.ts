@@ -19,6 +19,7 @@ const tally = z
     uploads: count,
     uploadBytes: count,
     recent: z.record(z.string().regex(/^\d+$/), z.tuple([count, count, count])),
+    recentClasses: z.record(z.string().regex(/^\d+$/), z.record(z.string(), z.tuple([count, count]))).optional(),
     newer: z.object({ versions: count, bytes: count }).strict(),
     topBySize: ranked,
     topByVersions: ranked,

@@ -20,7 +20,7 @@ export interface BucketSnapshot {
   readonly objects: number;
   readonly versions: number;
   readonly deleteMarkers: number;
-  /** Version bytes per storage class, as each host counted them at its own cut. */
+  /** Version bytes per storage class at the cut (current / noncurrent as each host read them). */
   readonly classes: Record<string, ClassBytes>;
   readonly uploads: number;
   readonly uploadBytes: number;
@@ -98,7 +98,17 @@ function atCut(t: BucketTally, cutMs: number): BucketTally {
     objects -= sums[1];
     versions -= sums[2];
   }
-  return { ...t, bytes, objects, versions };
+  const classes: Record<string, ClassBytes> = {};
+  for (const [cls, b] of Object.entries(t.classes)) classes[cls] = { ...b };
+  for (const [w, byClass] of Object.entries(t.recentClasses ?? {})) {
+    if (Number(w) < cutMs) continue;
+    for (const [cls, [current, noncurrent]] of Object.entries(byClass)) {
+      const c = (classes[cls] ??= { current: 0, noncurrent: 0 });
+      c.current -= current;
+      c.noncurrent -= noncurrent;
+    }
+  }
+  return { ...t, bytes, objects, versions, classes };
 }
 
 function sumTallies(bucketId: string, cut: Date, tallies: readonly BucketTally[]): BucketSnapshot {

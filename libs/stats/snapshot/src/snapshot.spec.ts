@@ -108,6 +108,28 @@ describe(combineSnapshots.name, () => {
     expect(c.oldestCompletedAt).toEqual(new Date(early + 60_000));
   });
 
+  it('brings the bytes per storage class to the common cut too', () => {
+    const early = T0;
+    const late = T0 + 40 * 60_000;
+    const a = host('a', early, [obj('', 'a1', [v(T0 - 1e6, 10, { storageClass: 'GLACIER' })])]);
+    // host b read b1 after a new current version (written between the cuts, in STANDARD_IA) replaced
+    // a GLACIER one: the new version is taken out; the old one stays, counted as host b read it
+    const b = host('b', late, [
+      obj('', 'b1', [v(early + 10 * 60_000, 5, { storageClass: 'STANDARD_IA' }), v(T0 - 1e6, 20, { storageClass: 'GLACIER' })]),
+      obj('', 'b2', [v(early + 15 * 60_000, 7)]),
+    ]);
+    const [bucket] = combineSnapshots([a, b])!.buckets;
+    expect(bucket.classes).toEqual({
+      GLACIER: { current: 10, noncurrent: 20 },
+      STANDARD_IA: { current: 0, noncurrent: 0 },
+      STANDARD: { current: 0, noncurrent: 0 },
+    });
+    expect(bucket.bytes).toBe(30);
+    // a snapshot stored by a build without per-class windows still reads (classes at its own cut)
+    const { recentClasses: _, ...old } = b.snapshot.buckets['b1'];
+    expect(HostSnapshotCodec.decode({ ...b.snapshot, buckets: { b1: old } }).buckets['b1'].recentClasses).toBeUndefined();
+  });
+
   it('refuses hosts whose lookback does not reach the common cut', () => {
     const a = host('a', T0, []);
     const b = host('b', T0 + 3 * 3_600_000, []);

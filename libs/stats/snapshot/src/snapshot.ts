@@ -58,6 +58,12 @@ export interface BucketTally {
   uploadBytes: number;
   /** Sums of what was written in the lookback before the cut, per window start (ms, as a string key). */
   recent: Record<string, RecentSums>;
+  /**
+   * Version bytes written in the lookback per window start and storage class, `[current, noncurrent]`
+   * as counted into `classes`: what brings the classes back to an earlier cut. Absent in snapshots
+   * of builds before it (their classes stay at the host's own cut).
+   */
+  recentClasses?: Record<string, Record<string, [number, number]>>;
   /** Versions and bytes written after the cut (seen, not counted: the deltas carry them). */
   newer: { versions: number; bytes: number };
   topBySize: Ranked[];

@@ -1,0 +1,92 @@
+import { Clock } from '@ostore/shared/clock';
+import { WINDOW_MS } from '@ostore/stats/domain';
+import { BucketSnapshot, DeltaSums, emptyBucketSnapshot, SnapshotUsage, usageFrom } from '@ostore/stats/snapshot';
+import { CombinationInfo, SnapshotStore } from '@ostore/stats/snapshot-store';
+import { UsageAggregateStore } from './usage-aggregate.store';
+import { UsageTotalsStore } from './usage-totals.store';
+
+/** Current usage with where it comes from: what the stats app's `GET /usage/buckets/:bucketId` answers. */
+export interface BucketCurrentUsage extends SnapshotUsage {
+  /** Seconds since the oldest host snapshot of the combination used completed; absent without a snapshot. */
+  snapshotAgeSeconds?: number;
+}
+
+/** How long the newest combination's row is reused, and how many bucket rows of it are kept in memory. */
+export interface CurrentUsageCache {
+  combinationMs: number;
+  maxBuckets: number;
+}
+
+const DEFAULT_CACHE: CurrentUsageCache = { combinationMs: 1000, maxBuckets: 100_000 };
+
+/**
+ * The current-usage read model: the bucket's figures in the newest combined snapshot + the usage
+ * deltas at or after its cut. The cut lies on the 5-minute aggregate grid, so the deltas are whole
+ * aggregates: one row per window since the cut (about 12-25 for an hourly scan), never a re-sum
+ * from the beginning. A bucket absent from the newest combination had nothing before its cut.
+ * Before any combination exists: the running totals of the events alone.
+ *
+ * One Cassandra read per answer in the steady state: the combination row is reused for
+ * `combinationMs` (an answer from a combination that old is still exact, as its snapshot and the
+ * deltas since its cut go together) and a bucket's row of a combination never changes, so it is
+ * kept until the cut moves; only the aggregates since the cut are read each time.
+ */
+export class CurrentUsageReader {
+  private combination?: { info: CombinationInfo | undefined; readAtMs: number };
+  private readonly buckets = new Map<string, BucketSnapshot | undefined>();
+  private bucketsCutMs = -1;
+
+  constructor(
+    private readonly snapshots: SnapshotStore,
+    private readonly usage: { aggregates: UsageAggregateStore; totals: UsageTotalsStore },
+    private readonly keyspace: string,
+    private readonly clock: Clock,
+    private readonly cache: CurrentUsageCache = DEFAULT_CACHE,
+  ) {}
+
+  /** The bucket's bytes and objects now. */
+  async current(bucketId: string): Promise<BucketCurrentUsage> {
+    const now = this.clock.now();
+    const combination = await this.latestCombination(now.getTime());
+    if (!combination) {
+      const totals = await this.usage.totals.current(bucketId);
+      return usageFrom(bucketId, undefined, totals, totals.asOf);
+    }
+    const cut = combination.cut;
+    const [bucket, after] = await Promise.all([this.bucketAt(bucketId, cut), this.deltasSince(bucketId, cut, now)]);
+    const ageMs = now.getTime() - combination.oldestCompletedAt.getTime();
+    return {
+      ...usageFrom(bucketId, bucket ?? emptyBucketSnapshot(bucketId, cut), after, now),
+      snapshotAgeSeconds: Math.max(0, Math.round(ageMs / 1000)),
+    };
+  }
+
+  private async latestCombination(nowMs: number): Promise<CombinationInfo | undefined> {
+    const c = this.combination;
+    if (c && nowMs - c.readAtMs < this.cache.combinationMs && nowMs >= c.readAtMs) return c.info;
+    const info = await this.snapshots.latestCombination(this.keyspace);
+    this.combination = { info, readAtMs: nowMs };
+    return info;
+  }
+
+  private async bucketAt(bucketId: string, cut: Date): Promise<BucketSnapshot | undefined> {
+    if (this.bucketsCutMs !== cut.getTime() || this.buckets.size >= this.cache.maxBuckets) {
+      this.buckets.clear();
+      this.bucketsCutMs = cut.getTime();
+    }
+    if (this.buckets.has(bucketId)) return this.buckets.get(bucketId);
+    const bucket = await this.snapshots.bucketAt(bucketId, cut);
+    if (this.bucketsCutMs === cut.getTime()) this.buckets.set(bucketId, bucket);
+    return bucket;
+  }
+
+  private async deltasSince(bucketId: string, cut: Date, now: Date): Promise<DeltaSums> {
+    const after: DeltaSums = { bytes: 0, objects: 0, events: 0 };
+    for await (const a of this.usage.aggregates.aggregates(bucketId, cut, new Date(now.getTime() + WINDOW_MS))) {
+      after.bytes += a.bytes;
+      after.objects += a.objects;
+      after.events += a.events;
+    }
+    return after;
+  }
+}

@@ -1,0 +1,102 @@
+import { randomUUID } from 'crypto';
+import { mkdtemp, rm } from 'fs/promises';
+import { cpus, loadavg, tmpdir } from 'os';
+import { join } from 'path';
+import { SystemClock } from '@ostore/shared/clock';
+import { MetricsRegistry } from '@ostore/shared/observability';
+import { CurrentUsageReader, LocalUsageState, StatsMetrics, usageStores } from '@ostore/stats/data-access';
+import { combineSnapshots, emptyHostSnapshot, SnapshotAccumulator } from '@ostore/stats/snapshot';
+import { SnapshotStore } from '@ostore/stats/snapshot-store';
+import { benchKeyspace } from './bench-keyspace';
+
+interface Options {
+  buckets: number;
+  queries: number;
+  rounds: number;
+  concurrency: number;
+  port: number;
+  keep: boolean;
+}
+
+function parseArgs(argv: string[]): Options {
+  const o: Options = { buckets: 50, queries: 2000, rounds: 3, concurrency: 1, port: 9042, keep: false };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    const v = () => Number(argv[++i]);
+    if (a === '--buckets') o.buckets = v();
+    else if (a === '--queries') o.queries = v();
+    else if (a === '--rounds') o.rounds = v();
+    else if (a === '--concurrency') o.concurrency = v();
+    else if (a === '--port') o.port = v();
+    else if (a === '--keep') o.keep = true;
+    else throw new Error(`unknown option ${a}`);
+  }
+  return o;
+}
+
+const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+export async function main(argv: string[]): Promise<number> {
+  const o = parseArgs(argv);
+  const { client, keyspace, drop } = await benchKeyspace('usage', o.port, o.keep);
+  const dir = await mkdtemp(join(tmpdir(), 'ostore-bench-usage-'));
+  const local = await LocalUsageState.open(dir);
+  try {
+    const clock = new SystemClock();
+    const retention = { eventsSeconds: 86_400, aggregatesSeconds: 86_400 };
+    const stores = usageStores(client, clock, retention, new StatsMetrics(new MetricsRegistry('bench', false)), local);
+    const snapshots = new SnapshotStore(client, clock);
+    const ids = Array.from({ length: o.buckets }, () => randomUUID());
+    const start = Date.now() - 3_600_000;
+    const acc = new SnapshotAccumulator(emptyHostSnapshot(start));
+    ids.forEach((bucketId, b) =>
+      acc.addObject({ bucketId, bucket: `bench-${b}`, parent: '', name: 'o', noncurrent: [], current: { vts: (start - 7_200_000) * 1000, size: 1 << 20, storageClass: 'STANDARD', isDeleteMarker: false } }),
+    );
+    await snapshots.saveCombination(keyspace, combineSnapshots([{ source: 'bench', handler: 'versions', completedAt: new Date(), snapshot: acc.finish() }])!);
+    const deltas = ids.flatMap((bucketId, b) =>
+      Array.from({ length: 120 }, (_, i) => ({ bucketId, bucket: `bench-${b}`, kind: 'store' as const, bytes: 1000, objects: 1, at: new Date(start + 5 * 60_000 + i * 28_000), source: 'gateway' as const, sourceHost: 'bench', eventId: randomUUID() })),
+    );
+    for (let i = 0; i < deltas.length; i += 1000) await stores.recorder.record(deltas.slice(i, i + 1000));
+    // the reader as the stats app runs it, and one that reads every row each time (no cache), side by side
+    const readers = {
+      cached: new CurrentUsageReader(snapshots, stores, keyspace, clock),
+      uncached: new CurrentUsageReader(snapshots, stores, keyspace, clock, { combinationMs: 0, maxBuckets: 0 }),
+    };
+    for (const reader of Object.values(readers)) {
+      const check = await reader.current(ids[0]);
+      if (check.bytes !== (1 << 20) + 120 * 1000 || check.objects !== 121) throw new Error(`unexpected usage ${JSON.stringify(check)}`);
+    }
+
+    const lines = [`machine: ${cpus().length} cores (${cpus()[0]?.model}), load average before ${loadavg()[0].toFixed(2)}`, `options: ${JSON.stringify(o)}`];
+    const p50s = { cached: [] as number[], uncached: [] as number[] };
+    const p99s = { cached: [] as number[], uncached: [] as number[] };
+    for (let r = 0; r < o.rounds; r++)
+      for (const mode of ['cached', 'uncached'] as const) {
+        const reader = readers[mode];
+        const ms: number[] = [];
+        let next = 0;
+        const worker = async () => {
+          while (next++ < o.queries) {
+            const t = process.hrtime.bigint();
+            await reader.current(ids[Math.floor(Math.random() * ids.length)]);
+            ms.push(Number(process.hrtime.bigint() - t) / 1e6);
+          }
+        };
+        await Promise.all(Array.from({ length: o.concurrency }, worker));
+        ms.sort((a, b) => a - b);
+        p50s[mode].push(quantile(ms, 0.5));
+        p99s[mode].push(quantile(ms, 0.99));
+        lines.push(`round ${r + 1} ${mode}: ${ms.length} queries, p50 ${quantile(ms, 0.5).toFixed(2)} ms, p99 ${quantile(ms, 0.99).toFixed(2)} ms, max ${ms[ms.length - 1].toFixed(2)} ms (load ${loadavg()[0].toFixed(2)})`);
+      }
+    for (const mode of ['cached', 'uncached'] as const)
+      lines.push(`${mode}: median of ${o.rounds} rounds p50 ${median(p50s[mode]).toFixed(2)} ms, p99 ${median(p99s[mode]).toFixed(2)} ms`);
+    lines.push('');
+    process.stdout.write(lines.join('\n'));
+    return 0;
+  } finally {
+    await local.close();
+    await rm(dir, { recursive: true, force: true });
+    await drop();
+  }
+}
