@@ -115,7 +115,7 @@ export default [
   },
   {
     // Domain libs are pure: no Node I/O modules (the Nx rule's bannedExternalImports covers npm packages only).
-    files: ['libs/s3/protocol/src/**/*.ts', 'libs/s3/policy/src/**/*.ts', 'libs/lifecycle/rules/src/**/*.ts', 'libs/queue/contracts/src/**/*.ts'],
+    files: ['libs/s3/protocol/src/**/*.ts', 'libs/s3/policy/src/**/*.ts', 'libs/s3/crypto/src/**/*.ts', 'libs/lifecycle/rules/src/**/*.ts', 'libs/queue/contracts/src/**/*.ts'],
     ignores: ['**/*.spec.ts', '**/spec-support/**'],
     rules: {
       'no-restricted-imports': [

@@ -22,8 +22,8 @@ export interface GatewayUnderTest {
   /** An AWS SDK v3 client with default settings (checksums, aws-chunked trailers) for the bootstrap user. */
   client(credentials?: Credentials, options?: { forcePathStyle?: boolean }): S3Client;
   stop(): Promise<void>;
-  /** Starts the same gateway again (after a kill), on the same ports and keyspace. */
-  restart(): Promise<void>;
+  /** Starts the same gateway again (after a kill), on the same ports and keyspace; `changes` overrides its environment from then on. */
+  restart(changes?: Record<string, string>): Promise<void>;
 }
 
 let nextPort = 21000 + Math.floor(Math.random() * 2000) * 4;
@@ -87,7 +87,8 @@ export async function startGateway(label: string, extraEnv: Record<string, strin
     async stop() {
       await gw.process.stop();
     },
-    async restart() {
+    async restart(changes = {}) {
+      Object.assign(env, changes);
       await gw.process.stop();
       gw.process = new AppProcess('gateway', env).start();
       await ready(gw.process);

@@ -38,9 +38,9 @@ describe('honest refusals', () => {
 
   describe('encryption and Object Lock headers', () => {
     it.each([
-      ['SSE-S3 (AES256)', { ServerSideEncryption: 'AES256' as const }],
+      ['SSE-S3 (AES256) on a gateway without a master key', { ServerSideEncryption: 'AES256' as const }],
       ['SSE-KMS', { ServerSideEncryption: 'aws:kms' as const, SSEKMSKeyId: 'alias/mine' }],
-      ['SSE-C', SSE_C],
+      ['SSE-KMS DSSE', { ServerSideEncryption: 'aws:kms:dsse' as const }],
     ])('PutObject with %s is NotImplemented and stores nothing', async (_label, sse) => {
       const err = await s3Error(s3.send(new PutObjectCommand({ Bucket, Key: 'sse/put', Body: 'secret', ...sse })));
       expect(err.name).toBe('NotImplemented');
@@ -48,11 +48,17 @@ describe('honest refusals', () => {
       expect(await stored('sse/put')).toBe(0);
     });
 
-    it('CreateMultipartUpload, UploadPart and CopyObject with encryption are NotImplemented', async () => {
+    it('SSE-C over plain HTTP is InvalidRequest (as on AWS; S3_SSE_C_ALLOW_HTTP is off) and stores nothing', async () => {
+      const err = await s3Error(s3.send(new PutObjectCommand({ Bucket, Key: 'sse/put', Body: 'secret', ...SSE_C })));
+      expect([err.name, err.$metadata.httpStatusCode]).toEqual(['InvalidRequest', 400]);
+      expect((await s3Error(s3.send(new CopyObjectCommand({ Bucket, Key: 'sse/copy', CopySource: `${Bucket}/plain`, ...SSE_C })))).name).toBe('InvalidRequest');
+      expect(await stored('sse/')).toBe(0);
+    });
+
+    it('CreateMultipartUpload and UploadPart with encryption, and CopyObject with SSE-KMS, are NotImplemented', async () => {
       expect((await s3Error(s3.send(new CreateMultipartUploadCommand({ Bucket, Key: 'sse/mpu', ServerSideEncryption: 'AES256' })))).name).toBe('NotImplemented');
       const { UploadId } = await s3.send(new CreateMultipartUploadCommand({ Bucket, Key: 'sse/mpu' }));
       expect((await s3Error(s3.send(new UploadPartCommand({ Bucket, Key: 'sse/mpu', UploadId, PartNumber: 1, Body: 'part', ...SSE_C })))).name).toBe('NotImplemented');
-      expect((await s3Error(s3.send(new CopyObjectCommand({ Bucket, Key: 'sse/copy', CopySource: `${Bucket}/plain`, ...SSE_C })))).name).toBe('NotImplemented');
       expect((await s3Error(s3.send(new CopyObjectCommand({ Bucket, Key: 'sse/copy', CopySource: `${Bucket}/plain`, ServerSideEncryption: 'aws:kms' })))).name).toBe('NotImplemented');
       expect(await stored('sse/copy')).toBe(0);
     });

@@ -2,6 +2,7 @@ import { readFileSync } from 'fs';
 import { ConfigError, envVar, parseEnv, z } from '@ostore/shared/config';
 import { USAGE_DELTA_MODES, UsageConfig, usageConfigOf } from '@ostore/queue/data-access';
 import { BaseConfig, baseEnvSchema, toBaseConfig } from '@ostore/shared/runtime';
+import { SSE_ENV, SseConfig, sseConfigOf } from './sse.config';
 
 /** Words that mark a token copied from an example rather than generated (e.g. `REPLACE-ME-with-a-long-random-token`). */
 const PLACEHOLDER_WORDS = ['replace', 'changeme', 'change-me', 'change_me', 'placeholder', 'example', 'your-token', 'yourtoken', 'dummy', 'insecure', 'password', 'secret'];
@@ -88,6 +89,7 @@ const schema = baseEnvSchema
     USAGE_BUFFER_MAX: envVar.int(50_000, 1, 10_000_000),
     /** Directory of the usage delta spool (default: under the tmpdir): deltas past the buffer wait there, on disk. */
     USAGE_SPOOL_DIR: z.string().min(1).optional(),
+    ...SSE_ENV,
   })
   .superRefine((env, ctx) => {
     if (env.ADMIN_PORT === env.MANAGEMENT_PORT) {
@@ -135,6 +137,8 @@ export interface GatewayConfig extends BaseConfig {
   blocks: { store: 'fs' | 'cassandra'; dir: string; coldDir: string; blockSize: number; gcIntervalMs: number; inFlightTtlSeconds: number; gcGraceMs: number };
   /** The usage delta publisher (USAGE_*); `sourceHost` is this host's name (the pod name). */
   usage: UsageConfig;
+  /** Server-side encryption: master keys, SSE-C over HTTP (S3_SSE_*). */
+  sse: SseConfig;
 }
 
 export function loadGatewayConfig(env: Record<string, string | undefined> = process.env): GatewayConfig {
@@ -179,6 +183,7 @@ export function loadGatewayConfig(env: Record<string, string | undefined> = proc
       gcGraceMs: (parsed.BLOCK_GC_GRACE_SECONDS ?? parsed.BLOCK_IN_FLIGHT_TTL_SECONDS) * 1000,
     },
     usage: { ...usageConfigOf(parsed), ...(parsed.GATEWAY_WORKER_INDEX === undefined ? {} : { worker: parsed.GATEWAY_WORKER_INDEX }) },
+    sse: sseConfigOf(parsed),
   };
 }
 

@@ -14,7 +14,6 @@ export interface OperationInput {
 const UNCONFIGURED_GET: Record<string, [code: string, message: string]> = {
   policy: ['NoSuchBucketPolicy', 'The bucket policy does not exist'],
   website: ['NoSuchWebsiteConfiguration', 'The specified bucket does not have a website configuration'],
-  encryption: ['ServerSideEncryptionConfigurationNotFoundError', 'The server side encryption configuration was not found'],
   replication: ['ReplicationConfigurationNotFoundError', 'The replication configuration was not found'],
   'object-lock': ['ObjectLockConfigurationNotFoundError', 'Object Lock configuration does not exist for this bucket'],
   ownershipControls: ['OwnershipControlsNotFoundError', 'The bucket ownership controls were not found'],
@@ -26,6 +25,9 @@ export function unconfiguredSubresource(input: OperationInput): [string, string]
   for (const [param, error] of Object.entries(UNCONFIGURED_GET)) if (input.has(param)) return error;
   return undefined;
 }
+
+/** The bucket default-encryption operations (handlers/bucket/bucket-encryption.handler.ts). */
+const ENCRYPTION_OPERATIONS: Record<string, string> = { PUT: 'PutBucketEncryption', GET: 'GetBucketEncryption', DELETE: 'DeleteBucketEncryption' };
 
 const UNSUPPORTED_SUBRESOURCES = [
   'policy', 'website', 'encryption', 'replication', 'object-lock', 'ownershipControls', 'publicAccessBlock',
@@ -46,6 +48,7 @@ export function resolveOperation(r: OperationInput): string {
   if (r.key === undefined) {
     const access = accessOperation(r);
     if (access) return access;
+    if (r.has('encryption') && ENCRYPTION_OPERATIONS[method]) return ENCRYPTION_OPERATIONS[method];
     if (unconfiguredSubresource(r)) return 'GetUnconfiguredBucketSubresource';
     if (method === 'GET' && r.has('logging')) return 'GetBucketLogging';
     if (method === 'GET' && r.has('notification')) return 'GetBucketNotificationConfiguration';

@@ -7,6 +7,7 @@ import { CorsResponder } from './cors-responder';
 import { S3_HANDLERS, S3Handler } from './s3-handler';
 import { S3Server } from './s3-server';
 import { GATEWAY_CONFIG } from './tokens';
+import { ObjectEncryption } from './sse/object-encryption';
 import * as bucket from './handlers/bucket';
 import * as object from './handlers/object';
 import * as multipart from './handlers/multipart';
@@ -28,6 +29,7 @@ export class S3Module {
         AccessControl,
         CorsResponder,
         PolicyGate,
+        ObjectEncryption,
         ...handlerClasses,
         { provide: S3_HANDLERS, useFactory: (...handlers: S3Handler[]) => handlers, inject: handlerClasses },
         S3Server,

@@ -24,6 +24,8 @@ export interface BucketRow {
   publicAccessBlock?: string;
   /** The Object Ownership setting, when one is set. */
   objectOwnership?: string;
+  /** The default encryption (stored form of @ostore/s3/crypto, migration 016), when one is set. */
+  encryption?: string;
 }
 
 export type BucketSettings = Partial<{
@@ -35,10 +37,11 @@ export type BucketSettings = Partial<{
   policy: string | null;
   publicAccessBlock: string | null;
   objectOwnership: string | null;
+  encryption: string | null;
 }>;
 
 const COLUMNS =
-  'name, bucket_id, owner_id, owner_name, created_at, location, versioning, acl, lifecycle, tags, cors, quota_bytes, quota_objects, state, policy, public_access_block, object_ownership';
+  'name, bucket_id, owner_id, owner_name, created_at, location, versioning, acl, lifecycle, tags, cors, quota_bytes, quota_objects, state, policy, public_access_block, object_ownership, encryption';
 
 function toRow(r: Record<string, unknown>): BucketRow {
   const tags = r['tags'];
@@ -60,6 +63,7 @@ function toRow(r: Record<string, unknown>): BucketRow {
     policy: optStr(r['policy']),
     publicAccessBlock: optStr(r['public_access_block']),
     objectOwnership: optStr(r['object_ownership']),
+    encryption: optStr(r['encryption']),
   };
 }
 
@@ -116,6 +120,7 @@ export class BucketsRepository {
       ['policy', 'policy'],
       ['public_access_block', 'publicAccessBlock'],
       ['object_ownership', 'objectOwnership'],
+      ['encryption', 'encryption'],
     ] as const) {
       if (settings[key] !== undefined) {
         sets.push(`${col} = ?`);

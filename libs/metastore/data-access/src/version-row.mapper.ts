@@ -41,7 +41,7 @@ export const columnsOf = (options: RowReadOptions): string =>
 
 /** The columns of `version_meta` besides its inline body. */
 export const META_COLUMNS =
-  'vid, bucket_id, parent, name, vts, content_type, content_encoding, content_language, content_disposition, cache_control, expires, user_meta, tags, acl, checksums';
+  'vid, bucket_id, parent, name, vts, content_type, content_encoding, content_language, content_disposition, cache_control, expires, user_meta, tags, acl, checksums, sse';
 
 /** A `version_meta` row as read (selected with META_COLUMNS, and `inline_body` when asked for). */
 export function versionMetaRowOf(r: Record<string, unknown>): VersionMetaRow {
@@ -62,6 +62,7 @@ export function versionMetaRowOf(r: Record<string, unknown>): VersionMetaRow {
     tags: mapOf(r['tags']),
     acl: optStr(r['acl']),
     checksums: mapOf(r['checksums']),
+    ...(optStr(r['sse']) ? { sse: optStr(r['sse']) } : {}),
     ...(Buffer.isBuffer(inline) ? { inlineBody: inline } : {}),
   };
 }

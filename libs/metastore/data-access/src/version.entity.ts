@@ -83,6 +83,8 @@ export interface VersionMetaRow {
   tags: Record<string, string>;
   acl?: string;
   checksums: Record<string, string>;
+  /** How the body is encrypted (the stored record of @ostore/s3/crypto, migration 016); undefined: plain. */
+  sse?: string;
   /**
    * The whole body of a small object stored inline (migration 005): such a version has no blocks,
    * no block references and nothing in the block store. Undefined for block-stored bodies (and

@@ -244,8 +244,8 @@ export class VersionsRepository {
     writes.push(
       this.client.execute(
         `INSERT INTO version_meta (vid, bucket_id, parent, name, vts, content_type, content_encoding, content_language,
-           content_disposition, cache_control, expires, user_meta, tags, acl, checksums, inline_body)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+           content_disposition, cache_control, expires, user_meta, tags, acl, checksums, inline_body, sse)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         [
           vid,
           meta.bucketId,
@@ -263,6 +263,7 @@ export class VersionsRepository {
           opt(meta.acl),
           meta.checksums,
           opt(meta.inlineBody),
+          opt(meta.sse),
         ],
       ),
     );

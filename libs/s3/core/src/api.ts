@@ -58,6 +58,8 @@ export interface Bucket {
   quotaObjects?: number;
   /** The Object Ownership setting, when one is set (none: ObjectWriter, ACLs honoured). */
   objectOwnership?: string;
+  /** The default encryption in its stored form (@ostore/s3/crypto), when one is set. */
+  encryption?: string;
 }
 
 /** Access settings of a bucket; null removes one. */
@@ -90,6 +92,8 @@ export interface ObjectMeta {
   storageClass?: string;
   acl?: CannedAcl;
   tags?: Record<string, string>;
+  /** How the body is encrypted: the stored record of @ostore/s3/crypto; undefined for a plain body. */
+  sse?: string;
 }
 
 export interface ObjectVersion {
@@ -137,6 +141,8 @@ export interface PutObjectInput {
   /** Conditional PUT: `If-None-Match: *` and/or `If-Match: "etag"` (these need a Paxos round). */
   ifNoneMatch?: string;
   ifMatch?: string;
+  /** The data key that seals the body (with `meta.sse` its record); the ETag stays the MD5 unless `etag` says otherwise. */
+  encryption?: { dataKey: Buffer; etag?: (md5: Buffer) => string };
 }
 
 export interface PutObjectResult {
@@ -259,6 +265,8 @@ export interface BucketsService {
   setCors(name: string, stored: string): Promise<void>;
   /** Removes the CORS configuration (no error when there is none). */
   deleteCors(name: string): Promise<void>;
+  /** Stores (or, with null, removes) the default encryption, in its stored form. */
+  setEncryption(name: string, stored: string | null): Promise<void>;
   /** Stores (or, with null, removes) the bucket's policy, Public Access Block and Object Ownership, as given. */
   setAccessSettings(name: string, settings: BucketAccessSettings): Promise<void>;
 }
@@ -275,7 +283,8 @@ export interface ObjectsService {
   /** The parts of a multipart object with their sizes, in order ([] for an object not built from parts). */
   partSizes(version: ObjectVersion): Promise<{ partNumber: number; size: number }[]>;
   /** Body bytes of a version (whole, a byte range, or one part of a multipart object). */
-  openBody(version: ObjectVersion, range?: ByteRange, partNumber?: number): Promise<Readable>;
+  /** The body (or a range or part of it); an encrypted version (`meta.sse`) needs its data key. */
+  openBody(version: ObjectVersion, range?: ByteRange, partNumber?: number, dataKey?: Buffer): Promise<Readable>;
   delete(bucket: BucketRef, key: string, owner: Owner, versionId?: string): Promise<DeleteResult>;
   /** Shares the source's blocks by reference; metadata COPY or REPLACE. */
   copy(input: {

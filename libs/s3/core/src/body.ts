@@ -1,5 +1,6 @@
 import { finished, Readable, Transform } from 'stream';
 import type { BlockManager, StoredBody } from '@ostore/storage/blocks';
+import { sealBuffer, sealStream } from '@ostore/s3/crypto';
 import type { BodyVerifier, ChecksumAlgorithm } from './api';
 import { BodyDigests, DigestTap } from './checksums';
 
@@ -20,6 +21,21 @@ function feed(body: Readable, tap: Transform): void {
   body.pipe(tap);
 }
 
+/** `source` sealed with `dataKey` (see @ostore/s3/crypto), or as is without a key; errors carried through. */
+function sealed(source: Readable, dataKey: Buffer | undefined): Readable {
+  if (!dataKey) return source;
+  const seal = sealStream(dataKey);
+  finished(source, (err) => {
+    if (err) seal.destroy(err);
+  });
+  return source.pipe(seal);
+}
+
+/** What was stored for a body sealed with a data key: its plaintext size, never the block manager's MD5 (of the sealed bytes). */
+function plainView(stored: StoredBody, size: number, dataKey: Buffer | undefined): StoredBody {
+  return dataKey ? { blocks: stored.blocks, size } : stored;
+}
+
 /**
  * Streams a body into blocks while digesting it (MD5 plus the requested checksums), then lets the
  * caller verify the digests before anything refers to the blocks; on any failure the blocks are
@@ -30,20 +46,24 @@ export async function storeBody(
   body: Readable,
   algorithms: ChecksumAlgorithm[] | undefined,
   verify: BodyVerifier | undefined,
+  dataKey?: Buffer,
 ): Promise<{ stored: StoredBody; digests: BodyDigests }> {
-  // A manager that digests bodies hashes off the event loop: the tap then skips its MD5.
-  const tap = new DigestTap(algorithms ?? [], { md5: !blocks.digestsBody });
+  // A manager that digests bodies hashes off the event loop: the tap then skips its MD5 (unless
+  // the manager sees sealed bytes).
+  const tap = new DigestTap(algorithms ?? [], { md5: !blocks.digestsBody || dataKey !== undefined });
   // feed forwards a body error to the tap, so writeStream sees it and discards its blocks
   feed(body, tap);
   let stored: StoredBody;
   try {
-    stored = await blocks.writeStream(tap);
+    stored = await blocks.writeStream(sealed(tap, dataKey));
   } catch (e) {
     // stop reading the request body (feed destroys it with the tap)
     tap.destroy();
     throw e;
   }
-  const digests = withStoredMd5(tap.result(), stored);
+  const result = tap.result();
+  stored = plainView(stored, result.size, dataKey);
+  const digests = withStoredMd5(result, stored);
   if (verify) {
     try {
       await verify({ md5: digests.md5, size: digests.size, checksums: digests.checksums });
@@ -83,8 +103,9 @@ export async function receiveBody(
   algorithms: ChecksumAlgorithm[] | undefined,
   verify: BodyVerifier | undefined,
   inlineMaxBytes: number,
+  dataKey?: Buffer,
 ): Promise<ReceivedBody> {
-  if (inlineMaxBytes <= 0) return storeBody(blocks, body, algorithms, verify);
+  if (inlineMaxBytes <= 0) return storeBody(blocks, body, algorithms, verify, dataKey);
   const tap = new DigestTap(algorithms ?? []);
   feed(body, tap);
   const it = tap[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
@@ -111,7 +132,7 @@ export async function receiveBody(
     return {
       stored: { blocks: [], size: length },
       digests,
-      ...(length > 0 ? { inline: Buffer.concat(head, length) } : {}),
+      ...(length > 0 ? { inline: dataKey ? sealBuffer(dataKey, Buffer.concat(head, length)) : Buffer.concat(head, length) } : {}),
     };
   }
   async function* replay(): AsyncGenerator<Buffer> {
@@ -123,15 +144,17 @@ export async function receiveBody(
     }
   }
   // writeStream sees every byte (the head replayed first): when it digests the body, it has the MD5.
-  if (blocks.digestsBody) tap.dropMd5();
+  if (blocks.digestsBody && !dataKey) tap.dropMd5();
   let stored: StoredBody;
   try {
-    stored = await blocks.writeStream(Readable.from(replay(), { objectMode: false }));
+    stored = await blocks.writeStream(sealed(Readable.from(replay(), { objectMode: false }), dataKey));
   } catch (e) {
     tap.destroy();
     throw e;
   }
-  const digests = withStoredMd5(tap.result(), stored);
+  const result = tap.result();
+  stored = plainView(stored, result.size, dataKey);
+  const digests = withStoredMd5(result, stored);
   if (verify) {
     try {
       await verify({ md5: digests.md5, size: digests.size, checksums: digests.checksums });

@@ -26,6 +26,7 @@ export function bucketOf(row: BucketRow): Bucket {
     ...(row.quotaBytes === undefined ? {} : { quotaBytes: row.quotaBytes }),
     ...(row.quotaObjects === undefined ? {} : { quotaObjects: row.quotaObjects }),
     objectOwnership: row.objectOwnership,
+    ...(row.encryption ? { encryption: row.encryption } : {}),
   };
 }
 
@@ -213,6 +214,10 @@ export class CassandraBucketsService implements BucketsService {
 
   async deleteCors(name: string): Promise<void> {
     await this.update(await this.fresh(name), { cors: null });
+  }
+
+  async setEncryption(name: string, stored: string | null): Promise<void> {
+    await this.update(await this.fresh(name), { encryption: stored });
   }
 
   async setAccessSettings(name: string, settings: BucketAccessSettings): Promise<void> {

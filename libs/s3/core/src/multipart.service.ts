@@ -247,6 +247,7 @@ export class CassandraMultipartService implements MultipartService {
         throw s3err('InvalidRequest', 'The source of a copy request may not specifically refer to a delete marker by version id.');
       throw noSuchKey(input.source.key);
     }
+    if ((await this.store.metaOf(src))?.sse) throw s3err('NotImplemented', 'UploadPartCopy from an encrypted source is not implemented: nothing was copied');
     const srcBlocks = await this.store.readBlocks(src.vid);
     // a small source stored inline has no blocks: its bytes are in its row or its metadata row
     const inline = srcBlocks.length === 0 && src.size > 0 ? await this.store.inlineBodyOf(src) : undefined;

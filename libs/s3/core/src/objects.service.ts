@@ -1,7 +1,8 @@
-import { Readable } from 'stream';
+import { finished, Readable } from 'stream';
+import { openBuffer, sealedRange } from '@ostore/s3/crypto';
 import type { ContextLogger } from '@ostore/shared/observability';
 import { BlockUnavailableError } from '@ostore/storage/blocks';
-import type { VersionRow } from '@ostore/metastore/data-access';
+import type { BlockEntry, VersionRow } from '@ostore/metastore/data-access';
 import type {
   BucketRef,
   ByteRange,
@@ -64,7 +65,7 @@ export class CassandraObjectsService implements ObjectsService {
     const ticket = await this.store.admitQuota(bucket, { bytes: input.size ?? 0, objects: 1 });
     let received: Awaited<ReturnType<VersionStore['receiveBody']>>;
     try {
-      received = await this.store.receiveBody(input.body, input.checksumAlgorithms, input.verify);
+      received = await this.store.receiveBody(input.body, input.checksumAlgorithms, input.verify, input.encryption?.dataKey);
     } catch (e) {
       ticket?.release();
       throw e;
@@ -84,7 +85,7 @@ export class CassandraObjectsService implements ObjectsService {
         blocks: stored.blocks,
         inlineBody: inline,
         size: stored.size,
-        etag: quotedEtag(digests.md5),
+        etag: input.encryption?.etag ? input.encryption.etag(digests.md5) : quotedEtag(digests.md5),
         storageClass: input.meta.storageClass ?? 'STANDARD',
         meta: input.meta,
         checksums: digests.checksums,
@@ -162,7 +163,7 @@ export class CassandraObjectsService implements ObjectsService {
     });
   }
 
-  async openBody(version: ObjectVersion, range?: ByteRange, partNumber?: number): Promise<Readable> {
+  async openBody(version: ObjectVersion, range?: ByteRange, partNumber?: number, dataKey?: Buffer): Promise<Readable> {
     if (!version.manifestId) throw new Error('openBody needs a version returned by head()');
     if (partNumber !== undefined && range === undefined) range = await this.partRange(version, partNumber);
     if (range) {
@@ -173,18 +174,36 @@ export class CassandraObjectsService implements ObjectsService {
         });
       range = { start: range.start, endInclusive: Math.min(range.endInclusive, version.size - 1) };
     }
-    if (version.inlineBody) return inlineStream(version.inlineBody, range);
-    const blocks = await this.store.readBlocks(version.manifestId);
+    // an encrypted body is opened segment by segment, only those the range covers (see @ostore/s3/crypto)
+    const key = version.meta.sse ? dataKey : undefined;
+    if (version.meta.sse && !key) throw new Error('an encrypted version is opened with its data key');
+    if (key && version.size === 0) return Readable.from([], { objectMode: false });
+    const source = version.inlineBody ? { inline: version.inlineBody } : await this.storedBody(version, version.manifestId);
+    if ('inline' in source) {
+      if (!key) return inlineStream(source.inline, range);
+      return Readable.from([openBuffer(key, source.inline, version.size, range)], { objectMode: false });
+    }
+    if (!key) return this.store.openBlocks(source.blocks, range);
+    const sealed = sealedRange(key, version.size, range);
+    const raw = this.store.openBlocks(source.blocks, sealed);
+    const open = sealed.open();
+    finished(raw, (err) => {
+      if (err) open.destroy(err);
+    });
+    return raw.pipe(open);
+  }
+
+  /** Where a version's stored bytes are: its blocks, or its inline body (in its row or, when larger, its metadata row). */
+  private async storedBody(version: ObjectVersion, vid: string): Promise<{ inline: Buffer } | { blocks: BlockEntry[] }> {
+    const blocks = await this.store.readBlocks(vid);
     if (blocks.length === 0 && version.size > 0) {
-      // a version `head` did not fill in: a non-empty body without blocks is stored inline, in the
-      // version row or (when larger) in its metadata row
+      // a version `head` did not fill in: a non-empty body without blocks is stored inline
       const { bucketId } = await this.buckets.resolve(version.bucket);
-      const vid = version.manifestId;
       const row = await this.store.versionRow(bucketId, version.key, vid, { body: true });
       const inline = await this.store.inlineBodyOf({ vid, inlineBody: row?.inlineBody });
-      if (inline) return inlineStream(inline, range);
+      if (inline) return { inline };
     }
-    return this.store.openBlocks(blocks, range);
+    return { blocks };
   }
 
   /**
@@ -274,6 +293,8 @@ export class CassandraObjectsService implements ObjectsService {
         tags: input.taggingDirective === 'REPLACE' ? (input.meta.tags ?? {}) : meta.tags,
         // S3 never copies the ACL: the copy gets the one requested, private by default
         acl: input.meta.acl ?? 'private',
+        // the blocks (or inline body) are shared as stored: so is the record of their data key
+        ...(meta.sse ? { sse: meta.sse } : {}),
       };
       validateObjectTags(newMeta.tags);
       const ticket = await this.store.admitQuota(dst, { bytes: src.size, objects: 1 });

@@ -107,8 +107,8 @@ export abstract class VersionData {
   }
 
   /** Receives a PUT body: inline when small enough (see S3CoreSettings.inlineBodyMaxBytes), else into blocks. */
-  receiveBody(body: Readable, algorithms: ChecksumAlgorithm[] | undefined, verify: BodyVerifier | undefined): Promise<ReceivedBody> {
-    return receiveBody(this.blocks, body, algorithms, verify, this.settings.inlineBodyMaxBytes);
+  receiveBody(body: Readable, algorithms: ChecksumAlgorithm[] | undefined, verify: BodyVerifier | undefined, dataKey?: Buffer): Promise<ReceivedBody> {
+    return receiveBody(this.blocks, body, algorithms, verify, this.settings.inlineBodyMaxBytes, dataKey);
   }
 
   /** Streams a body into blocks (in flight until referenced), digested and verified (see storeBody). */

@@ -28,6 +28,7 @@ export function objectMetaOf(m: VersionMetaRow | undefined, storageClass: string
     storageClass,
     acl: (m.acl as ObjectMeta['acl']) ?? 'private',
     tags: m.tags,
+    ...(m.sse ? { sse: m.sse } : {}),
   };
 }
 
@@ -74,6 +75,7 @@ export function metaRowOf(
     tags: meta.tags ?? {},
     acl: meta.acl,
     checksums: checksums as Record<string, string>,
+    ...(meta.sse ? { sse: meta.sse } : {}),
     ...(inlineBody ? { inlineBody } : {}),
   };
 }

@@ -87,6 +87,8 @@ export const OPERATION_ACTIONS: Readonly<Record<string, OperationAction>> = {
   GetBucketAccelerateConfiguration: bucket('GetAccelerateConfiguration'),
   GetBucketWebsite: bucket('GetBucketWebsite'),
   GetBucketEncryption: bucket('GetEncryptionConfiguration'),
+  PutBucketEncryption: bucket('PutEncryptionConfiguration'),
+  DeleteBucketEncryption: bucket('PutEncryptionConfiguration'),
   GetBucketReplication: bucket('GetReplicationConfiguration'),
   GetObjectLockConfiguration: bucket('GetBucketObjectLockConfiguration'),
   DeleteObjects: object('DeleteObject', 'DeleteObjectVersion'),

@@ -35,6 +35,7 @@ export const S3_ERRORS = {
   InternalError: [500, 'We encountered an internal error. Please try again.'],
   InvalidAccessKeyId: [403, 'The AWS Access Key Id you provided does not exist in our records.'],
   InvalidArgument: [400, 'Invalid Argument'],
+  InvalidEncryptionAlgorithmError: [400, 'The encryption request you specified is not valid. The valid value is AES256.'],
   InvalidBucketName: [400, 'The specified bucket is not valid.'],
   InvalidBucketState: [409, 'The request is not valid with the current state of the bucket.'],
   InvalidDigest: [400, 'The Content-MD5 you specified is not valid.'],

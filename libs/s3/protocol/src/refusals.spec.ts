@@ -13,8 +13,9 @@ function thrown(fn: () => unknown): S3Error | undefined {
 
 describe(refuseUnsupportedHeaders.name, () => {
   it.each([
-    ['PutObject', { 'x-amz-server-side-encryption': 'AES256' }],
+    ['CreateMultipartUpload', { 'x-amz-server-side-encryption': 'AES256' }],
     ['PutObject', { 'x-amz-server-side-encryption': 'aws:kms' }],
+    ['CopyObject', { 'x-amz-server-side-encryption': 'aws:kms:dsse' }],
     ['CopyObject', { 'x-amz-server-side-encryption-aws-kms-key-id': 'k' }],
     ['CreateMultipartUpload', { 'x-amz-server-side-encryption-customer-algorithm': 'AES256' }],
     ['UploadPart', { 'x-amz-server-side-encryption-customer-key': 'a2V5' }],
@@ -41,6 +42,14 @@ describe(refuseUnsupportedHeaders.name, () => {
     expect(thrown(() => refuseUnsupportedHeaders('PutObject', { 'content-type': 'text/plain' }))).toBeUndefined();
     expect(thrown(() => refuseUnsupportedHeaders('GetObject', { 'x-amz-object-lock-mode': 'COMPLIANCE' }))).toBeUndefined();
     expect(thrown(() => refuseUnsupportedHeaders('CreateBucket', { 'x-amz-bucket-object-lock-enabled': 'false' }))).toBeUndefined();
+  });
+
+  it('leaves SSE-S3 and SSE-C of PutObject and CopyObject to their handlers (they encrypt)', () => {
+    for (const operation of ['PutObject', 'CopyObject']) {
+      expect(thrown(() => refuseUnsupportedHeaders(operation, { 'x-amz-server-side-encryption': 'AES256' }))).toBeUndefined();
+      expect(thrown(() => refuseUnsupportedHeaders(operation, { 'x-amz-server-side-encryption-customer-algorithm': 'AES256' }))).toBeUndefined();
+    }
+    expect(thrown(() => refuseUnsupportedHeaders('CopyObject', { 'x-amz-copy-source-server-side-encryption-customer-key': 'a2V5' }))).toBeUndefined();
   });
 });
 

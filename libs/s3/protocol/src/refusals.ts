@@ -12,10 +12,15 @@ export const MAX_PUT_OBJECT_BYTES = 5 * 1024 ** 3;
 
 /** Operations whose headers may ask for server-side encryption of what they store. */
 const SSE_OPERATIONS = new Set(['PutObject', 'CopyObject', 'CreateMultipartUpload']);
-/** Operations that take an SSE-C customer key (for what they store). */
-const SSE_C_OPERATIONS = new Set(['PutObject', 'CopyObject', 'CreateMultipartUpload', 'UploadPart', 'UploadPartCopy']);
-/** Operations that take a customer key for their copy source. */
-const COPY_SOURCE_SSE_C_OPERATIONS = new Set(['CopyObject', 'UploadPartCopy']);
+/**
+ * Operations whose SSE-C / SSE-S3 headers are refused: multipart uploads are not encrypted yet.
+ * PutObject and CopyObject (and GetObject / HeadObject) encrypt for real (@ostore/s3/crypto).
+ */
+const SSE_C_OPERATIONS = new Set(['CreateMultipartUpload', 'UploadPart', 'UploadPartCopy']);
+/** Operations whose customer key for their copy source is refused. */
+const COPY_SOURCE_SSE_C_OPERATIONS = new Set(['UploadPartCopy']);
+/** Operations that encrypt what they store with SSE-S3 (`AES256`). */
+const SSE_S3_OPERATIONS = new Set(['PutObject', 'CopyObject']);
 /** Operations whose headers may put an Object Lock retention or legal hold on the new version. */
 const OBJECT_LOCK_OPERATIONS = new Set(['PutObject', 'CopyObject', 'CreateMultipartUpload']);
 
@@ -39,8 +44,8 @@ const notImplemented = (what: string, header: string) =>
 
 /**
  * Refuses encryption and Object Lock headers on the operations they apply to, before anything
- * is stored: SSE-C, SSE-KMS and SSE-S3 (`AES256`) answer NotImplemented until encryption at rest
- * exists (an unknown algorithm is InvalidArgument, as on S3); Object Lock headers answer
+ * is stored: SSE-KMS always answers NotImplemented (no KMS here), SSE-C and SSE-S3 on multipart
+ * uploads too (an unknown algorithm is InvalidArgument, as on S3); Object Lock headers answer
  * InvalidRequest, since no bucket has Object Lock enabled. A CreateBucket asking for Object Lock
  * is NotImplemented.
  */
@@ -62,11 +67,12 @@ export function refuseUnsupportedHeaders(operation: string, headers: HttpHeaders
   if (SSE_OPERATIONS.has(operation)) {
     const algorithm = headerValue(headers, 'x-amz-server-side-encryption');
     if (algorithm !== undefined) {
-      if (algorithm === 'AES256') throw notImplemented('Server-side encryption with store-managed keys (SSE-S3, AES256)', 'x-amz-server-side-encryption');
+      if (algorithm === 'AES256' && !SSE_S3_OPERATIONS.has(operation))
+        throw notImplemented('Server-side encryption of multipart uploads (SSE-S3, AES256)', 'x-amz-server-side-encryption');
       if (algorithm === 'aws:kms' || algorithm === 'aws:kms:dsse') throw notImplemented('Server-side encryption with KMS keys (SSE-KMS)', 'x-amz-server-side-encryption');
-      throw new S3Error('InvalidArgument', 'The encryption method specified is not supported', {
-        extra: { ArgumentName: 'x-amz-server-side-encryption', ArgumentValue: algorithm },
-      });
+      if (algorithm !== 'AES256') throw new S3Error('InvalidArgument', 'The encryption method specified is not supported', {
+          extra: { ArgumentName: 'x-amz-server-side-encryption', ArgumentValue: algorithm },
+        });
     }
     const kms = KMS_HEADERS.find(present);
     if (kms) throw notImplemented('Server-side encryption with KMS keys (SSE-KMS)', kms);

@@ -12,6 +12,7 @@ import { scanSnapshots } from './010-scan-snapshots';
 import { bucketAccess } from './011-bucket-access';
 import { bucketCors } from './012-bucket-cors';
 import { folderGcGrace } from './014-folder-gc-grace';
+import { encryption } from './016-encryption';
 
 /** Every migration, in version order. Append only: a landed migration is never edited. */
 export const migrations: Migration[] = [
@@ -28,4 +29,5 @@ export const migrations: Migration[] = [
   bucketAccess,
   bucketCors,
   folderGcGrace,
+  encryption,
 ];

@@ -1,5 +1,6 @@
 export * from './bucket-acl.handler';
 export * from './bucket-cors.handler';
+export * from './bucket-encryption.handler';
 export * from './bucket-defaults.handler';
 export * from './bucket-lifecycle.handler';
 export * from './bucket-tagging.handler';

@@ -8,6 +8,8 @@ import { metaFromHeaders } from '../../object-http';
 import { readSmallBody, sendXml } from '../../responses';
 import type { S3Handler } from '../../s3-handler';
 import type { S3Request } from '../../s3-request';
+import { ObjectEncryption } from '../../sse/object-encryption';
+import { copyReencrypted, sharesStoredBytes } from './copy-encryption';
 
 /** Reads the copy source as the requester would GET it (existence, ACL, x-amz-copy-source-if-*). */
 export async function checkCopySource(req: S3Request, buckets: BucketsService, objects: ObjectsService, access: AccessControl) {
@@ -38,6 +40,7 @@ export class CopyObjectHandler implements S3Handler {
     @Inject(BUCKETS_SERVICE) private readonly buckets: BucketsService,
     @Inject(OBJECTS_SERVICE) private readonly objects: ObjectsService,
     private readonly accessControl: AccessControl,
+    private readonly sse: ObjectEncryption,
   ) {}
 
   async handle(req: S3Request): Promise<void> {
@@ -48,24 +51,30 @@ export class CopyObjectHandler implements S3Handler {
     if (metadataDirective !== 'COPY' && metadataDirective !== 'REPLACE') throw new S3Error('InvalidArgument', 'Unknown metadata directive.', { extra: { ArgumentName: 'x-amz-metadata-directive', ArgumentValue: metadataDirective } });
     if (taggingDirective !== 'COPY' && taggingDirective !== 'REPLACE') throw new S3Error('InvalidArgument', 'Unknown tagging directive.', { extra: { ArgumentName: 'x-amz-tagging-directive', ArgumentValue: taggingDirective } });
     const meta = metaFromHeaders(req);
+    // the source opens with its key (x-amz-copy-source-server-side-encryption-customer-*), the copy is encrypted as asked
+    const sourceEncryption = this.sse.forRead(req, version.meta.sse, true);
+    const encryption = this.sse.forWrite(req);
+    const shared = sharesStoredBytes(sourceEncryption, encryption);
     const sameObject = source.bucket === req.bucket && source.key === req.key && !source.versionId;
-    const changesSomething = metadataDirective === 'REPLACE' || req.header('x-amz-storage-class') !== undefined;
+    const changesSomething = metadataDirective === 'REPLACE' || req.header('x-amz-storage-class') !== undefined || !shared;
     if (sameObject && !changesSomething) {
       throw new S3Error(
         'InvalidRequest',
         "This copy request is illegal because it is trying to copy an object to itself without changing the object's metadata, storage class, website redirect location or encryption attributes.",
       );
     }
-    const result = await this.objects.copy({
-      source: { ...source, versionId: version.versionId },
-      bucket: req.target,
-      key: req.key!,
-      owner: req.owner ?? req.bucketInfo!.owner,
-      metadataDirective,
-      taggingDirective,
-      meta,
-    });
-    const headers: Record<string, string> = {};
+    const directives = { metadataDirective, taggingDirective } as { metadataDirective: 'COPY' | 'REPLACE'; taggingDirective: 'COPY' | 'REPLACE' };
+    const result = shared
+      ? await this.objects.copy({
+          source: { ...source, versionId: version.versionId },
+          bucket: req.target,
+          key: req.key!,
+          owner: req.owner ?? req.bucketInfo!.owner,
+          ...directives,
+          meta,
+        })
+      : await copyReencrypted(req, this.objects, { version, source: sourceEncryption, destination: encryption, ...directives, meta });
+    const headers: Record<string, string> = { ...(encryption?.headers ?? (shared ? sourceEncryption.headers : {})) };
     if (req.bucketInfo!.versioning !== 'Unversioned') headers['x-amz-version-id'] = result.versionId;
     if (source.versionId || version.versionId !== 'null') headers['x-amz-copy-source-version-id'] = result.sourceVersionId;
     sendXml(req, 200, toXml('CopyObjectResult', { LastModified: isoDate(result.lastModified), ETag: result.etag }), headers);

@@ -8,6 +8,7 @@ import { versionHeaders } from '../../object-http';
 import { sendEmpty, startResponse } from '../../responses';
 import type { S3Handler } from '../../s3-handler';
 import type { S3Request } from '../../s3-request';
+import { ObjectEncryption } from '../../sse/object-encryption';
 
 const OVERRIDES: [string, string][] = [
   ['response-content-type', 'Content-Type'],
@@ -19,10 +20,12 @@ const OVERRIDES: [string, string][] = [
 ];
 
 /** Shared by GET and HEAD: lookup, object ACL, preconditions, partNumber and Range. */
-export async function prepareRead(req: S3Request, objects: ObjectsService, access: AccessControl) {
+export async function prepareRead(req: S3Request, objects: ObjectsService, access: AccessControl, sse: ObjectEncryption) {
   const versionId = req.query('versionId');
   const version = await objects.head(req.target, req.key!, versionId === undefined || versionId === '' ? undefined : versionId);
   if (!access.isObjectReadAllowed(req, version.owner.id, version.meta.acl)) throw new S3Error('AccessDenied', 'Access Denied');
+  // an SSE-C object needs its key (400 without, 403 with another); dataKey opens an encrypted body
+  const { dataKey, headers: sseHeaders } = sse.forRead(req, version.meta.sse);
   const outcome = evaluatePreconditions(
     {
       ifMatch: req.header('if-match'),
@@ -33,7 +36,7 @@ export async function prepareRead(req: S3Request, objects: ObjectsService, acces
     { etag: version.etag, lastModified: version.lastModified },
   );
   if (outcome === 'failed') throw new S3Error('PreconditionFailed', 'At least one of the pre-conditions you specified did not hold', { extra: { Condition: 'If-Match' } });
-  const headers = versionHeaders(req, version, req.bucketInfo!.versioning !== 'Unversioned');
+  const headers = { ...versionHeaders(req, version, req.bucketInfo!.versioning !== 'Unversioned'), ...sseHeaders };
   if (outcome === 'not-modified') return { version, headers, notModified: true as const };
 
   const partParam = req.query('partNumber');
@@ -52,7 +55,7 @@ export async function prepareRead(req: S3Request, objects: ObjectsService, acces
     if (req.principal.kind === 'anonymous') throw new S3Error('InvalidRequest', 'Request specific response headers cannot be used for anonymous GET requests.');
     headers[header] = value;
   }
-  return { version, headers, notModified: false as const, range, partNumber };
+  return { version, headers, notModified: false as const, range, partNumber, dataKey };
 }
 
 @Injectable()
@@ -63,13 +66,14 @@ export class GetObjectHandler implements S3Handler {
   constructor(
     @Inject(OBJECTS_SERVICE) private readonly objects: ObjectsService,
     private readonly accessControl: AccessControl,
+    private readonly sse: ObjectEncryption,
   ) {}
 
   async handle(req: S3Request): Promise<void> {
-    const read = await prepareRead(req, this.objects, this.accessControl);
+    const read = await prepareRead(req, this.objects, this.accessControl, this.sse);
     if (read.notModified) return sendEmpty(req, 304, notModifiedHeaders(read.headers));
-    const { version, headers, range, partNumber } = read;
-    if (version.inlineBody && range === undefined && partNumber === undefined) {
+    const { version, headers, range, partNumber, dataKey } = read;
+    if (version.inlineBody && !dataKey && range === undefined && partNumber === undefined) {
       // A whole small body read with its metadata: one write, no stream machinery.
       startResponse(req, 200, { ...headers, 'Content-Length': version.inlineBody.length });
       req.res.end(version.inlineBody);
@@ -77,7 +81,7 @@ export class GetObjectHandler implements S3Handler {
       return;
     }
     const served = partNumber !== undefined ? await this.objects.partRange(version, partNumber) : range;
-    const body = await this.objects.openBody(version, range, partNumber);
+    const body = await this.objects.openBody(version, range, partNumber, dataKey);
     if (served) headers['Content-Range'] = `bytes ${served.start}-${served.endInclusive}/${version.size}`;
     const length = served ? served.endInclusive - served.start + 1 : version.size;
     startResponse(req, served && (range || version.partCount !== undefined) ? 206 : 200, { ...headers, 'Content-Length': length });

@@ -5,6 +5,7 @@ import { OBJECTS_SERVICE } from '../../services';
 import { sendEmpty } from '../../responses';
 import type { S3Handler } from '../../s3-handler';
 import type { S3Request } from '../../s3-request';
+import { ObjectEncryption } from '../../sse/object-encryption';
 import { notModifiedHeaders, prepareRead } from './get-object.handler';
 
 @Injectable()
@@ -15,10 +16,11 @@ export class HeadObjectHandler implements S3Handler {
   constructor(
     @Inject(OBJECTS_SERVICE) private readonly objects: ObjectsService,
     private readonly accessControl: AccessControl,
+    private readonly sse: ObjectEncryption,
   ) {}
 
   async handle(req: S3Request): Promise<void> {
-    const read = await prepareRead(req, this.objects, this.accessControl);
+    const read = await prepareRead(req, this.objects, this.accessControl, this.sse);
     if (read.notModified) return sendEmpty(req, 304, notModifiedHeaders(read.headers));
     const { version, headers, range } = read;
     if (range) {

@@ -5,6 +5,7 @@ import { announcedLength, bodyVerifier, contentMd5Of, metaFromHeaders, requested
 import { sendEmpty } from '../../responses';
 import type { S3Handler } from '../../s3-handler';
 import type { S3Request } from '../../s3-request';
+import { ObjectEncryption } from '../../sse/object-encryption';
 
 /**
  * PutObject: the body streams into blocks; size, Content-MD5 and checksums (header or aws-chunked
@@ -15,26 +16,32 @@ export class PutObjectHandler implements S3Handler {
   readonly operation = 'PutObject';
   readonly access = 'bucket-write' as const;
 
-  constructor(@Inject(OBJECTS_SERVICE) private readonly objects: ObjectsService) {}
+  constructor(
+    @Inject(OBJECTS_SERVICE) private readonly objects: ObjectsService,
+    private readonly sse: ObjectEncryption,
+  ) {}
 
   async handle(req: S3Request): Promise<void> {
     const size = announcedLength(req);
     const md5 = contentMd5Of(req);
     const checksums = requestedChecksums(req);
     const meta = metaFromHeaders(req);
+    // SSE headers, else the bucket's default encryption: the body is sealed before it is stored
+    const encryption = this.sse.forWrite(req);
     const result = await this.objects.put({
       bucket: req.target,
       key: req.key!,
       owner: req.owner ?? req.bucketInfo!.owner,
       body: req.body,
       size,
-      meta,
+      meta: encryption ? { ...meta, sse: encryption.sse } : meta,
+      ...(encryption ? { encryption: { dataKey: encryption.dataKey, etag: encryption.etag } } : {}),
       checksumAlgorithms: checksums.algorithms,
       verify: bodyVerifier(req, size, md5, checksums),
       ifNoneMatch: req.header('if-none-match'),
       ifMatch: req.header('if-match'),
     });
-    const headers: Record<string, string> = { ETag: result.etag };
+    const headers: Record<string, string> = { ETag: result.etag, ...encryption?.headers };
     if (req.bucketInfo!.versioning !== 'Unversioned') headers['x-amz-version-id'] = result.versionId;
     for (const alg of checksums.algorithms) {
       const v = result.checksums[alg];

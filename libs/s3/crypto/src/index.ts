@@ -1,0 +1,4 @@
+export * from './segments';
+export * from './keys';
+export * from './sse-headers';
+export * from './bucket-encryption';
