@@ -211,6 +211,25 @@ describe(QuotaGuard.name, () => {
       expect(ledger.gets).toBe(3);
     });
 
+    it('re-reads the ledger of the quota buckets it wrote for their gauges, without admissions, until they go quiet', async () => {
+      const observed: number[] = [];
+      const metrics = { checked: () => undefined, ledgerWriteFailed: () => undefined, drift: () => undefined, observed: (_b: string, _l: unknown, u: LedgerUsage) => observed.push(u.bytes) };
+      sut = new QuotaGuard(ledger as unknown as QuotaLedgerRepository, clock, new JsonLogger('test', 'fatal').forContext('test'), metrics, { ...cheap, gaugeRefreshMs: 15_000 });
+      await sut.admit(big, { bytes: 1, objects: 0 });
+      expect(observed).toEqual([0]);
+      // another gateway (or lifecycle) changes the ledger; the gauge follows without an admission here
+      ledger.value = { bytes: 500, objects: 1 };
+      jest.advanceTimersByTime(15_000);
+      await flush();
+      expect(observed).toEqual([0, 500]);
+      // ten minutes without a write through this process: no more reads
+      clock.advance(10 * 60_000);
+      jest.advanceTimersByTime(15_000);
+      jest.advanceTimersByTime(15_000);
+      await flush();
+      expect(observed).toEqual([0, 500]);
+    });
+
     it('sends every summed change when closed, and writes later ones at once', async () => {
       const t = (await sut.admit(big, { bytes: 5, objects: 1 }))!;
       sut.record(big, { bytes: 5, objects: 1 }, t);
