@@ -6,7 +6,7 @@ import { FolderFilterRepository } from '@ostore/metastore/data-access';
 import { KafkaModule, UsageDeltaModule, UsageDeltaPublisher } from '@ostore/queue/data-access';
 import { JsonLogger, MetricsRegistry, ObservabilityModule } from '@ostore/shared/observability';
 import { BlockStorageModule } from '@ostore/storage/blocks';
-import { S3CoreModule } from '@ostore/s3/core';
+import { defaultQuotaLedgerSettings, S3CoreModule } from '@ostore/s3/core';
 import { AdminController } from './admin/admin.controller';
 import { AdminTokenGuard } from './admin/admin.controller';
 import { AdminListener } from './admin/admin-listener';
@@ -40,6 +40,7 @@ export class AppModule {
         rowBodyMaxBytes: config.s3.rowBodyMaxBytes,
         bucketCacheTtlMs: config.s3.bucketCacheMs,
         folderCacheTtlMs: config.s3.folderCacheMs,
+        quota: { ...defaultQuotaLedgerSettings, ...config.s3.quota },
       },
     });
     return {

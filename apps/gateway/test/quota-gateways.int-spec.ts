@@ -6,7 +6,8 @@ import { heldBytes, MiB, outcome, setQuota, uploadConcurrently, usageOf } from '
  * Three real gateway processes over one keyspace and one block store: each admits against the
  * shared ledger plus its own reservations, so the overshoot is bounded by the OTHER gateways'
  * admitted requests in flight (README, quota section): at most (uploaders on the other two) ×
- * (largest object) here.
+ * (largest object) here. With the default settings a 10 MiB quota lies wholly inside the exact
+ * headroom (at least 1 GiB), so every admission here takes the exact path.
  */
 describe('bucket quotas (three gateways)', () => {
   const gateways: GatewayUnderTest[] = [];

@@ -21,14 +21,19 @@ import { admin, heldBytes, metricWith, MiB, outcome, setQuota, uploadConcurrentl
 /**
  * Hard quotas through one real gateway process and the AWS SDK v3: the live ledger admits the
  * declared size before the body is stored, so concurrent uploaders never push the bucket past its
- * quota; deletes make room at once; every write operation is covered; the admin API and CLI.
+ * quota; deletes make room at once; every write operation is covered; the admin API and CLI. The
+ * gateway runs with no exact headroom, so all of it goes through the cheap path (one shared ledger
+ * read per interval, changes summed into one update per interval); quota-gateways.int-spec.ts runs
+ * the defaults, where a 10 MiB quota is all exact headroom.
  */
 describe('bucket quotas (one gateway)', () => {
   let gw: GatewayUnderTest;
   let s3: S3Client;
 
   beforeAll(async () => {
-    gw = await startGateway('quota');
+    // no exact headroom: every admission takes the cheap path (shared reads, summed ledger updates),
+    // which must keep one gateway exact on its own
+    gw = await startGateway('quota', { QUOTA_EXACT_HEADROOM_PERCENT: '0', QUOTA_EXACT_HEADROOM_BYTES: '0', QUOTA_EXACT_HEADROOM_OBJECTS: '0' });
     s3 = gw.client();
   });
   afterAll(() => gw?.stop());

@@ -56,6 +56,12 @@ const schema = baseEnvSchema
     S3_BUCKET_CACHE_MS: envVar.int(2000, 0, 60000),
     /** How long a folder row this gateway wrote is not rewritten by its later PUTs (0: always write). */
     S3_FOLDER_CACHE_MS: envVar.int(30000, 0, 600000),
+    /** How long a quota admission far from the limit reuses a ledger read, and how long ledger updates are summed (0: never). */
+    QUOTA_LEDGER_INTERVAL_MS: envVar.int(250, 0, 10_000),
+    /** The last share of a quota (percent of the limit, at least the bytes/objects below) where every admission reads and writes the ledger. */
+    QUOTA_EXACT_HEADROOM_PERCENT: envVar.int(10, 0, 100),
+    QUOTA_EXACT_HEADROOM_BYTES: envVar.int(2 ** 30),
+    QUOTA_EXACT_HEADROOM_OBJECTS: envVar.int(10_000),
     /** A user + key created at start if missing (local development, first admin). */
     S3_BOOTSTRAP_USER: z.string().regex(/^[A-Za-z0-9._@-]{1,64}$/, 'must be 1-64 of A-Z a-z 0-9 . _ @ -').optional(),
     S3_BOOTSTRAP_ACCESS_KEY_ID: z.string().regex(/^[A-Za-z0-9]{16,128}$/, 'must be 16-128 letters or digits').optional(),
@@ -130,6 +136,8 @@ export interface GatewayConfig extends BaseConfig {
     rowBodyMaxBytes: number;
     bucketCacheMs: number;
     folderCacheMs: number;
+    /** Quota ledger batching (QUOTA_*; see QuotaGuard). */
+    quota: { intervalMs: number; exactHeadroom: { ratio: number; bytes: number; objects: number } };
     bootstrap?: { user: string; accessKeyId: string; secretAccessKey: string };
   };
   /** The admin API: its token (none: the API is off) and its own listener (no port: the management port). */
@@ -167,6 +175,10 @@ export function loadGatewayConfig(env: Record<string, string | undefined> = proc
       rowBodyMaxBytes: parsed.S3_ROW_BODY_MAX_BYTES,
       bucketCacheMs: parsed.S3_BUCKET_CACHE_MS,
       folderCacheMs: parsed.S3_FOLDER_CACHE_MS,
+      quota: {
+        intervalMs: parsed.QUOTA_LEDGER_INTERVAL_MS,
+        exactHeadroom: { ratio: parsed.QUOTA_EXACT_HEADROOM_PERCENT / 100, bytes: parsed.QUOTA_EXACT_HEADROOM_BYTES, objects: parsed.QUOTA_EXACT_HEADROOM_OBJECTS },
+      },
       bootstrap:
         parsed.S3_BOOTSTRAP_USER && parsed.S3_BOOTSTRAP_ACCESS_KEY_ID && parsed.S3_BOOTSTRAP_SECRET_ACCESS_KEY
           ? { user: parsed.S3_BOOTSTRAP_USER, accessKeyId: parsed.S3_BOOTSTRAP_ACCESS_KEY_ID, secretAccessKey: parsed.S3_BOOTSTRAP_SECRET_ACCESS_KEY }

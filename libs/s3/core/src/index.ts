@@ -10,6 +10,8 @@ export { CassandraUsersService, generateAccessKeyId, generateSecretAccessKey } f
 export { splitKey, joinKey, compareUtf8 } from './keys';
 export type { BucketKey } from './version-data';
 export { quotaOf, QuotaGuard, QuotaTicket, quotaExceeded } from './quota/quota-guard';
+export { defaultQuotaLedgerSettings } from './quota/quota-state';
+export type { QuotaLedgerSettings } from './quota/quota-state';
 export type { QuotaLimits, QuotaWant } from './quota/quota-guard';
 export { QuotaMetrics, NoopQuotaMetrics } from './quota/quota-metrics';
 export type { QuotaMetricsSink } from './quota/quota-metrics';

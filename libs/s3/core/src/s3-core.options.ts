@@ -1,3 +1,5 @@
+import { defaultQuotaLedgerSettings, QuotaLedgerSettings } from './quota/quota-state';
+
 /** Tunables of the S3 core (all optional). */
 export interface S3CoreSettings {
   /** Minimum size of every part but the last at CompleteMultipartUpload (S3: 5 MiB). */
@@ -38,6 +40,8 @@ export interface S3CoreSettings {
    * commit). See FolderCache for what a folder-row cleanup must then respect.
    */
   folderCacheTtlMs: number;
+  /** How quota admissions share ledger reads and batch ledger updates (see QuotaGuard). */
+  quota: QuotaLedgerSettings;
 }
 
 export const defaultS3CoreSettings: S3CoreSettings = {
@@ -50,4 +54,5 @@ export const defaultS3CoreSettings: S3CoreSettings = {
   rowBodyMaxBytes: 8 * 1024,
   bucketCacheTtlMs: 2000,
   folderCacheTtlMs: 0,
+  quota: defaultQuotaLedgerSettings,
 };

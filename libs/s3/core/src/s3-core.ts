@@ -32,6 +32,11 @@ export class S3Core {
     /** Bucket listing, usage and quota limits for the admin API. */
     readonly quotas: BucketQuotasService,
   ) {}
+
+  /** Nest shutdown: sends the quota ledger updates still summed in this process (see QuotaGuard). */
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.store.quota.close();
+  }
 }
 
 export interface S3CoreDeps {
@@ -49,6 +54,7 @@ export interface S3CoreDeps {
 export function createS3Core(deps: S3CoreDeps): S3Core {
   const settings = { ...defaultS3CoreSettings, ...deps.settings };
   const logger = deps.logger ?? new JsonLogger('s3-core', 'warn');
+  const guard = new QuotaGuard(lazyLedger(deps.metastore), deps.clock, logger.forContext(QuotaGuard.name), deps.quotaMetrics, settings.quota);
   const store = new VersionStore(
     deps.metastore,
     deps.blocks,
@@ -57,7 +63,7 @@ export function createS3Core(deps: S3CoreDeps): S3Core {
     settings,
     deps.usage ?? new NoopUsageRecorder(),
     logger.forContext(VersionStore.name),
-    new QuotaGuard(lazyLedger(deps.metastore), logger.forContext(QuotaGuard.name), deps.quotaMetrics),
+    guard,
   );
   const resolver = new BucketResolver(deps.metastore, settings.bucketCacheTtlMs);
   const multipart = new CassandraMultipartService(resolver, store, deps.metastore, logger.forContext(CassandraMultipartService.name));
@@ -69,7 +75,7 @@ export function createS3Core(deps: S3CoreDeps): S3Core {
     store,
     deps.metastore,
     deps.blocks,
-    new BucketQuotasService(deps.metastore, resolver, deps.clock, settings.bucketCacheTtlMs, deps.quotaMetrics),
+    new BucketQuotasService(deps.metastore, resolver, guard, deps.clock, settings.bucketCacheTtlMs, deps.quotaMetrics),
   );
 }
 

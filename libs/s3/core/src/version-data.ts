@@ -150,14 +150,14 @@ export abstract class VersionData {
   /**
    * Reports a committed change of the bucket's bytes and objects (nothing for 0, 0): to the usage
    * recorder (stats) and, for a quota bucket, to its live ledger. Gives up `ticket` at once (the
-   * ledger update in flight now stands for its reservation) and resolves once the ledger has the
-   * change (or failed to take it: see QuotaGuard.record), so that the response follows the ledger.
+   * ledger change, summed or in flight, now stands for its reservation) and, when the guard writes
+   * the change at once (near the limit, see QuotaGuard.record), resolves once the ledger has it.
    */
   async recordUsage(bucket: BucketKey, kind: 'store' | 'remove' | 'copy', bytes: number, objects = 0, ticket?: QuotaTicket): Promise<void> {
     let landed: Promise<void> | undefined;
     if (bytes !== 0 || objects !== 0) {
       this.usage.record({ bucketId: bucket.bucketId, bucket: bucket.name, kind, bytes, objects });
-      landed = this.quota.record(bucket, { bytes, objects });
+      landed = this.quota.record(bucket, { bytes, objects }, ticket);
     }
     ticket?.release();
     await landed;

@@ -5,7 +5,7 @@ import type { BucketResolver } from '../bucket-resolver';
 import { noSuchBucket, s3err } from '../errors';
 import { uploadsSource, versionsSource } from '../listing/sources';
 import { TreeWalker } from '../listing/tree-walker';
-import { QuotaLimits, quotaOf } from './quota-guard';
+import { QuotaGuard, QuotaLimits, quotaOf } from './quota-guard';
 import { NoopQuotaMetrics, QuotaMetricsSink } from './quota-metrics';
 
 /** A bucket's usage as the admin API reports it. */
@@ -58,6 +58,7 @@ export class BucketQuotasService {
   constructor(
     private readonly ms: Metastore,
     private readonly resolver: BucketResolver,
+    private readonly guard: Pick<QuotaGuard, 'flush'>,
     private readonly clock: Clock,
     private readonly cacheTtlMs: number,
     private readonly metrics: QuotaMetricsSink = new NoopQuotaMetrics(),
@@ -75,7 +76,7 @@ export class BucketQuotasService {
           bucketId: r.bucketId,
           owner: r.ownerName || r.ownerId,
           createdAt: r.createdAt,
-          ...(quota ? { quota, usage: await this.ms.quotaLedger.get(r.bucketId) } : {}),
+          ...(quota ? { quota, usage: await this.guard.flush(r.bucketId).then(() => this.ms.quotaLedger.get(r.bucketId)) } : {}),
         };
       }),
     );
@@ -86,6 +87,8 @@ export class BucketQuotasService {
     const row = await this.row(name);
     const quota = quotaOf(row);
     if (!quota) return { ...this.describe(row, await this.recount(row), 'recount'), asOf: this.clock.now() };
+    // this process's summed changes first: through one gateway the answer is exact
+    await this.guard.flush(row.bucketId);
     const used = await this.ms.quotaLedger.get(row.bucketId);
     this.metrics.observed(row.name, quota, used);
     return this.describe(row, used, 'ledger');
@@ -119,6 +122,7 @@ export class BucketQuotasService {
 
   private async rebase(row: BucketRow): Promise<BucketUsage & { drift: LedgerUsage }> {
     const exact = await this.recount(row);
+    await this.guard.flush(row.bucketId);
     const ledger = await this.ms.quotaLedger.get(row.bucketId);
     const drift = { bytes: ledger.bytes - exact.bytes, objects: ledger.objects - exact.objects };
     await this.ms.quotaLedger.add(row.bucketId, -drift.bytes, -drift.objects);

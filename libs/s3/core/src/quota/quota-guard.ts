@@ -1,11 +1,12 @@
 import type { LedgerUsage, QuotaLedgerRepository } from '@ostore/metastore/data-access';
+import type { Clock } from '@ostore/shared/clock';
 import type { ContextLogger } from '@ostore/shared/observability';
 import { s3err } from '../errors';
 import type { BucketKey } from '../bucket-key';
 import { NoopQuotaMetrics, QuotaMetricsSink } from './quota-metrics';
 import type { QuotaLimits } from './quota-limits';
+import { add, BucketQuotaState, defaultQuotaLedgerSettings, growthOf, LedgerRead, nearLimit, QuotaLedgerSettings, zero } from './quota-state';
 export type { QuotaLimits } from './quota-limits';
-
 
 /** The limits of a bucket row, or undefined for a bucket without a quota (which pays nothing). */
 export function quotaOf(bucket: Pick<BucketKey, 'quotaBytes' | 'quotaObjects'>): QuotaLimits | undefined {
@@ -25,17 +26,6 @@ export function quotaExceeded(bucket: string, resource: 'bytes' | 'objects', lim
 export interface QuotaWant {
   bytes: number;
   objects: number;
-}
-
-/** Per-bucket bookkeeping of this process (see QuotaGuard). */
-interface BucketState {
-  reserved: LedgerUsage;
-  /** Ledger increments sent and not yet acknowledged. */
-  pending: LedgerUsage;
-  /** Increments acknowledged after some admission read in flight began, by sequence number. */
-  landed: { seq: number; bytes: number; objects: number }[];
-  /** Sequence numbers at which the admission reads in flight began. */
-  reads: number[];
 }
 
 /** One admitted write's reservation: released once its usage is recorded (or it failed). */
@@ -62,39 +52,45 @@ export class QuotaTicket {
   }
 }
 
-const add = (a: LedgerUsage, b: LedgerUsage, sign = 1): void => {
-  a.bytes += sign * b.bytes;
-  a.objects += sign * b.objects;
-};
+/** A quota bucket not written through this process for this long is no longer re-read for its gauges. */
+const WATCH_MS = 10 * 60_000;
 
 /**
  * Hard, real-time bucket quotas (issue 10): admission against the live ledger
- * (`bucket_quota_ledger`) plus what this process has admitted and not yet seen land in it.
+ * (`bucket_quota_ledger`) plus what this process has admitted or committed and not yet seen land in
+ * it (see BucketQuotaState), in one synchronous check-and-reserve step after the read: two requests
+ * of this process never both take the last free bytes, so through ONE gateway accepted bytes never
+ * exceed the quota, in either of the two modes below.
  *
- * Admission of a write to a quota bucket: ledger (read now, at the session's consistency: a
- * QUORUM read sees every acknowledged QUORUM increment) + this process's reservations + its
- * increments still in flight + increments that landed after the read began (the read may or may not
- * include them: counted, never missed) + the write's size <= the limit, for bytes and objects. The
- * check and the reservation happen in one synchronous step after the read, so two requests of this
- * process never both take the last free bytes: through ONE gateway accepted bytes never exceed the
- * quota. Through N gateways a gateway does not see the others' reservations, only their increments
- * once they land: the overshoot is bounded by the other gateways' admitted requests in flight (the
- * sizes they declared), never by minutes of lag.
+ * Far from the limit (cheap mode), a PUT pays almost nothing: one ledger read per bucket is shared
+ * by every admission for `intervalMs` (a stale one is refreshed once, all waiting admissions share
+ * that read), and committed changes are summed per bucket and sent as one counter UPDATE per
+ * `intervalMs`; the response does not wait for it. Near the limit (the last `exactHeadroom`), every
+ * admission waits for a read of its own (reads in flight are shared) and every change is sent at
+ * once and awaited before the response. Through N gateways a gateway sees the others' writes only
+ * once they land and it reads again: near the limit the overshoot is bounded by the other gateways'
+ * requests in flight; far from it, a gateway is blind to the others for at most 2 × `intervalMs`
+ * (their batch, then its read), which can overshoot only when the others commit more than the
+ * headroom within that window.
  *
- * The ledger is written right after each metastore commit (`record`): increments of writes and
- * decrements of deletes and lifecycle expiries, so deleted room is free as soon as the decrement
- * lands (milliseconds). Counter writes are not idempotent and never retried; a failure is logged
- * and counted (`ostore_quota_ledger_write_errors_total`) and the drift is corrected by a re-base to
- * an exact recount (admin `bucket quota set` / `bucket quota recount`).
+ * Crash: a killed process loses the changes it summed and had not sent — at most `intervalMs` of
+ * its commits in cheap mode, none in exact mode — so the ledger undercounts by that much until a
+ * re-base (`bucket quota recount`). `close()` sends everything at shutdown. Counter writes are not
+ * idempotent and never retried; a failure is logged and counted
+ * (`ostore_quota_ledger_write_errors_total`) and corrected by the same re-base.
  */
 export class QuotaGuard {
-  private readonly states = new Map<string, BucketState>();
+  private readonly states = new Map<string, BucketQuotaState>();
   private seq = 0;
+  private closed = false;
+  private gaugeTimer?: ReturnType<typeof setInterval>;
 
   constructor(
     private readonly ledger: Pick<QuotaLedgerRepository, 'get' | 'add'>,
+    private readonly clock: Clock,
     private readonly log: ContextLogger,
     private readonly metrics: QuotaMetricsSink = new NoopQuotaMetrics(),
+    private readonly settings: QuotaLedgerSettings = defaultQuotaLedgerSettings,
   ) {}
 
   /**
@@ -104,64 +100,71 @@ export class QuotaGuard {
   async admit(bucket: BucketKey, want: QuotaWant): Promise<QuotaTicket | undefined> {
     const limits = quotaOf(bucket);
     if (!limits) return undefined;
-    return this.withUsage(bucket, limits, (used) => {
-      this.check(bucket, limits, want, used);
-      this.reserve(bucket.bucketId, want);
-      return new QuotaTicket(this, bucket, limits, want);
-    });
+    const state = this.stateOf(bucket, limits);
+    const read = this.reusable(state, want) ?? (await this.awaitRead(state));
+    this.check(bucket, limits, want, state.usedBy(read));
+    add(state.reserved, want);
+    return new QuotaTicket(this, bucket, limits, want);
   }
 
   /**
    * After a body of unknown declared size was stored: shrinks the reservation to `bytes`, or, when
-   * it grew, checks again against a fresh read and throws QuotaExceeded (the caller discards the body).
+   * it grew, checks the growth again and throws QuotaExceeded (the caller discards the body).
    */
   async fit(ticket: QuotaTicket, bytes: number): Promise<void> {
     if (!ticket.held || bytes === ticket.want.bytes) return;
     const grown = { bytes: bytes - ticket.want.bytes, objects: 0 };
-    const take = () => {
-      this.reserve(ticket.bucket.bucketId, grown);
-      ticket.want = { ...ticket.want, bytes };
-    };
-    if (grown.bytes < 0) return take();
-    await this.withUsage(ticket.bucket, ticket.limits, (used) => {
-      this.check(ticket.bucket, ticket.limits, grown, used);
-      take();
-    });
+    const state = this.stateOf(ticket.bucket, ticket.limits);
+    if (grown.bytes > 0) this.check(ticket.bucket, ticket.limits, grown, state.usedBy(this.reusable(state, grown) ?? (await this.awaitRead(state))));
+    add(state.reserved, grown);
+    ticket.want = { ...ticket.want, bytes };
   }
 
   /**
-   * Applies a committed change to the ledger of a quota bucket (nothing for other buckets). The
-   * increment counts as in flight for admissions until Cassandra acknowledges it. The promise
-   * resolves when the write has settled and never rejects (a failure is logged and counted).
+   * Applies a committed change to the ledger of a quota bucket (nothing for other buckets). In
+   * cheap mode it is summed and sent with the bucket's next batch (undefined returned: nothing to
+   * wait for); near the limit, or without a recent read (e.g. a lifecycle delete), it is sent now
+   * and the promise resolves once the write has settled. Never rejects. `ticket`, the write's
+   * reservation, is released in the same step (the summed change now stands for it).
    */
-  record(bucket: BucketKey, change: QuotaWant): Promise<void> | undefined {
-    if (!quotaOf(bucket) || (change.bytes === 0 && change.objects === 0)) return undefined;
-    const id = bucket.bucketId;
-    const growth = { bytes: Math.max(0, change.bytes), objects: Math.max(0, change.objects) };
-    const state = this.stateOf(id);
-    add(state.pending, growth);
-    return this.ledger
-      .add(id, change.bytes, change.objects)
-      .catch((err: unknown) => {
-        this.metrics.ledgerWriteFailed();
-        this.log.warn('quota ledger update failed (not retried: counters are not idempotent); recount the bucket to correct it', {
-          bucket: bucket.name,
-          bytes: change.bytes,
-          objects: change.objects,
-          err: (err as Error).message,
-        });
-      })
-      .finally(() => {
-        add(state.pending, growth, -1);
-        if (state.reads.length > 0) state.landed.push({ seq: ++this.seq, ...growth });
-        this.prune(id, state);
-      });
+  record(bucket: BucketKey, change: QuotaWant, ticket?: QuotaTicket): Promise<void> | undefined {
+    const limits = quotaOf(bucket);
+    if (!limits || (change.bytes === 0 && change.objects === 0)) {
+      ticket?.release();
+      return undefined;
+    }
+    const state = this.stateOf(bucket, limits);
+    add(state.unflushed, change);
+    ticket?.release();
+    const base = state.base;
+    if (this.closed || this.settings.intervalMs === 0 || !base || nearLimit(limits, state.usedBy(base), zero(), this.settings.exactHeadroom)) return this.send(state);
+    state.flushTimer ??= unrefTimer(setTimeout(() => void this.send(state), this.settings.intervalMs));
+    return undefined;
   }
 
-  /** Reserved by this process and not yet recorded (for tests and the admin view). */
+  /** Sends the bucket's summed changes now and waits for every update of it in flight (admin reads first flush). */
+  async flush(bucketId: string): Promise<void> {
+    const state = this.states.get(bucketId);
+    if (!state) return;
+    await this.send(state);
+    await Promise.all([...state.sends]);
+  }
+
+  /** Sends every summed change and waits for all updates in flight; later changes are sent at once. */
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.gaugeTimer) clearInterval(this.gaugeTimer);
+    await Promise.all([...this.states.keys()].map((id) => this.flush(id)));
+  }
+
+  /** Reserved or committed by this process and not yet sent or acknowledged (for tests and the admin view). */
   reservedIn(bucketId: string): LedgerUsage {
     const s = this.states.get(bucketId);
-    return s ? { bytes: s.reserved.bytes + s.pending.bytes, objects: s.reserved.objects + s.pending.objects } : { bytes: 0, objects: 0 };
+    if (!s) return zero();
+    const sum = { ...s.reserved };
+    add(sum, s.unflushed);
+    add(sum, s.pendingGrowth);
+    return sum;
   }
 
   /** Called by QuotaTicket.release. */
@@ -169,40 +172,81 @@ export class QuotaGuard {
     const state = this.states.get(bucketId);
     if (!state) return;
     add(state.reserved, want, -1);
-    this.prune(bucketId, state);
+    this.forgetIfIdle(state);
+  }
+
+  /** The newest read when it is fresh and the request stays clear of the exact headroom; else undefined (read again). */
+  private reusable(state: BucketQuotaState, want: QuotaWant): LedgerRead | undefined {
+    const base = state.base;
+    if (!base || this.closed || this.clock.nowMs() - base.startedAtMs >= this.settings.intervalMs) return undefined;
+    return nearLimit(state.limits, state.usedBy(base), want, this.settings.exactHeadroom) ? undefined : base;
   }
 
   /**
-   * Reads the ledger, adds everything of this process the read may not include, and hands the sum
-   * to `decide` in the same synchronous step as the read's answer: no other admission of this
-   * process can reserve between the sum and the decision.
+   * Waits for a read (see `read`) as one of the bucket's readers: while any reader waits, the landed
+   * updates its read may miss are kept. The caller decides in the same synchronous step as the return.
    */
-  private async withUsage<T>(bucket: BucketKey, limits: QuotaLimits, decide: (used: LedgerUsage) => T): Promise<T> {
-    const state = this.stateOf(bucket.bucketId);
-    const startedAt = this.seq;
-    state.reads.push(startedAt);
-    const done = () => {
-      state.reads.splice(state.reads.indexOf(startedAt), 1);
-      this.prune(bucket.bucketId, state);
-    };
-    return this.ledger.get(bucket.bucketId).then(
-      (read) => {
-        try {
-          this.metrics.observed(bucket.name, limits, read);
-          const used = { ...read };
-          add(used, state.reserved);
-          add(used, state.pending);
-          for (const l of state.landed) if (l.seq > startedAt) add(used, l);
-          return decide(used);
-        } finally {
-          done();
-        }
+  private async awaitRead(state: BucketQuotaState): Promise<LedgerRead> {
+    state.readers++;
+    try {
+      return await this.read(state);
+    } finally {
+      state.readers--;
+    }
+  }
+
+  /** The read in flight, or a new one: every waiting admission shares it. Its answer becomes the bucket's base. */
+  private read(state: BucketQuotaState): Promise<LedgerRead> {
+    if (state.reading) return state.reading.done;
+    const startSeq = this.seq;
+    const startedAtMs = this.clock.nowMs();
+    const done = this.ledger.get(state.bucket.bucketId).then(
+      (usage) => {
+        // one read in flight per bucket: this answer is the newest, and the landed updates it may miss stay kept
+        const read = { usage, startSeq, startedAtMs };
+        state.reading = undefined;
+        state.base = read;
+        this.metrics.observed(state.bucket.name, state.limits, usage);
+        return read;
       },
       (err: unknown) => {
-        done();
+        state.reading = undefined;
+        this.forgetIfIdle(state);
         throw err;
       },
     );
+    state.reading = { startSeq, done };
+    return done;
+  }
+
+  /** One counter UPDATE with everything summed so far; pending until acknowledged, then landed. */
+  private send(state: BucketQuotaState): Promise<void> {
+    if (state.flushTimer) clearTimeout(state.flushTimer);
+    state.flushTimer = undefined;
+    const batch = state.unflushed;
+    if (batch.bytes === 0 && batch.objects === 0) return Promise.resolve();
+    state.unflushed = zero();
+    const growth = growthOf(batch);
+    add(state.pendingGrowth, growth);
+    const sent: Promise<void> = this.ledger
+      .add(state.bucket.bucketId, batch.bytes, batch.objects)
+      .catch((err: unknown) => {
+        this.metrics.ledgerWriteFailed();
+        this.log.warn('quota ledger update failed (not retried: counters are not idempotent); recount the bucket to correct it', {
+          bucket: state.bucket.name,
+          bytes: batch.bytes,
+          objects: batch.objects,
+          err: (err as Error).message,
+        });
+      })
+      .finally(() => {
+        add(state.pendingGrowth, growth, -1);
+        state.landed.push({ seq: ++this.seq, growth });
+        state.sends.delete(sent);
+        this.forgetIfIdle(state);
+      });
+    state.sends.add(sent);
+    return sent;
   }
 
   private check(bucket: BucketKey, limits: QuotaLimits, want: QuotaWant, used: LedgerUsage): void {
@@ -217,24 +261,52 @@ export class QuotaGuard {
     this.metrics.checked('admitted');
   }
 
-  private reserve(bucketId: string, want: QuotaWant): void {
-    add(this.stateOf(bucketId).reserved, want);
-  }
-
-  private stateOf(bucketId: string): BucketState {
-    let s = this.states.get(bucketId);
+  private stateOf(bucket: BucketKey, limits: QuotaLimits): BucketQuotaState {
+    let s = this.states.get(bucket.bucketId);
     if (!s) {
-      s = { reserved: { bytes: 0, objects: 0 }, pending: { bytes: 0, objects: 0 }, landed: [], reads: [] };
-      this.states.set(bucketId, s);
+      s = new BucketQuotaState(bucket, limits);
+      this.states.set(bucket.bucketId, s);
     }
+    s.bucket = bucket;
+    s.limits = limits;
+    s.lastSeenMs = this.clock.nowMs();
+    this.startGaugeRefresh();
     return s;
   }
 
-  /** Forgets landed increments no read in flight can miss, and idle buckets. */
-  private prune(bucketId: string, s: BucketState): void {
-    const oldestRead = s.reads.length > 0 ? Math.min(...s.reads) : Infinity;
-    if (s.landed.length > 0) s.landed = oldestRead === Infinity ? [] : s.landed.filter((l) => l.seq > oldestRead);
-    const idle = s.reads.length === 0 && s.landed.length === 0;
-    if (idle && s.reserved.bytes === 0 && s.reserved.objects === 0 && s.pending.bytes === 0 && s.pending.objects === 0) this.states.delete(bucketId);
+  /**
+   * Drops a base no admission can use any more (older than 4 intervals, no reader waiting), so that
+   * its landed updates can go, and the whole state of a bucket with nothing left to track.
+   */
+  private forgetIfIdle(state: BucketQuotaState): void {
+    const base = state.base;
+    if (base && state.readers === 0 && !state.reading && this.clock.nowMs() - base.startedAtMs >= 4 * this.settings.intervalMs) state.base = undefined;
+    if (state.prune() && this.clock.nowMs() - state.lastSeenMs >= WATCH_MS) this.states.delete(state.bucket.bucketId);
   }
+
+  /**
+   * Re-reads, every `gaugeRefreshMs`, the ledger of each quota bucket written through this process
+   * in the last 10 minutes, so that its utilisation gauges follow other gateways, deletes and
+   * lifecycle, not only this process's admissions.
+   */
+  private startGaugeRefresh(): void {
+    if (this.gaugeTimer || this.closed || this.settings.gaugeRefreshMs === 0) return;
+    this.gaugeTimer = unrefTimer(
+      setInterval(() => {
+        for (const state of [...this.states.values()]) {
+          if (this.clock.nowMs() - state.lastSeenMs >= WATCH_MS) {
+            this.forgetIfIdle(state);
+            continue;
+          }
+          this.read(state).catch((err: unknown) => this.log.debug('quota gauge refresh failed', { bucket: state.bucket.name, err: (err as Error).message }));
+        }
+      }, this.settings.gaugeRefreshMs),
+    );
+  }
+}
+
+/** Timers of the guard never keep a process alive (close() sends what is left). */
+function unrefTimer<T extends { unref(): unknown }>(t: T): T {
+  t.unref();
+  return t;
 }

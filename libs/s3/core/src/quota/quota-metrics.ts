@@ -22,8 +22,9 @@ export class NoopQuotaMetrics implements QuotaMetricsSink {
 
 /**
  * The quota metrics of a gateway (and the scheduler's ledger writes). The per-bucket series exist
- * only for buckets with a quota, set on each admission read and admin usage read; with several
- * gateways take `max by (bucket, resource)`.
+ * only for buckets with a quota, set at each ledger read: admissions, admin usage reads, and the
+ * guard's periodic re-read of the quota buckets it wrote recently; with several gateways take
+ * `max by (bucket, resource)`.
  */
 export class QuotaMetrics implements QuotaMetricsSink {
   private readonly checks;
