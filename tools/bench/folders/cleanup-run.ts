@@ -166,7 +166,7 @@ export async function main(argv: string[]): Promise<number> {
   }
   console.log(JSON.stringify({ machine: { cpus: cpus().length, model: cpus()[0]?.model, memGiB: round(totalmem() / 2 ** 30, 1), load: loadavg().map((l) => round(l)) }, options: o, cycles, latency }, null, 2));
   console.log('| when | wide/ median ms | control/ median ms | ratio | empty children left |\n| --- | ---: | ---: | ---: | ---: |');
-  console.log(`(median of ${o.listings} listings once clean, of 3 before, of 1 during; control/ of at least 5)`);
+  console.log(`(median of ${o.listings} listings once clean, of ${o.slowListings} before, of 1 during; control/ of at least 5)`);
   for (const l of latency) console.log(`| ${l.when} | ${l.wide} | ${l.control} | ${round(l.wide / l.control)} | ${l.left} |`);
   console.log('| cycle | filter build keys/s | directories checked/s | checked | deleted | deletes/s |\n| --- | ---: | ---: | ---: | ---: | ---: |');
   for (const c of cycles) console.log(`| ${c.cycle} | ${c.buildKeysPerSecond} | ${c.checkedPerSecond} | ${c.checked} | ${c.deleted} | ${c.applyPerSecond} |`);
