@@ -221,7 +221,7 @@ describe('dashboards and alerts against a real Prometheus scraping the apps', ()
       500,
     );
     await new Promise((r) => setTimeout(r, 3000)); // a few more scrapes, so the rates over 30s see the change
-  }, 300_000);
+  }, 600_000);
 
   afterAll(async () => {
     if (prometheus && prometheus.exitCode === null) {

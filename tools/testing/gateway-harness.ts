@@ -65,7 +65,8 @@ export async function startGateway(label: string, extraEnv: Record<string, strin
           await res.text();
           return res.status === 200 ? true : undefined;
         },
-        90000,
+        // its boot migrates a fresh keyspace: minutes on a loaded machine
+        240_000,
       );
     } catch (e) {
       await p.stop();

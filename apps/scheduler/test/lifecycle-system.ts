@@ -26,10 +26,13 @@ export class ManagedApp {
       .reduce((sum, l) => sum + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
   }
 
-  /** Resolves once it answers /health/ready; fails at once when it exits first (e.g. a failed boot). */
+  /**
+   * Resolves once it answers /health/ready; fails at once when it exits first (e.g. a failed boot).
+   * Both waits end at the same deadline: minutes on a loaded machine.
+   */
   async ready(): Promise<void> {
     const app = this.process.app;
-    const exited = this.process.waitForExit(90_000).then((s) => {
+    const exited = this.process.waitForExit(240_000).then((s) => {
       throw new Error(`${app} exited (${s.code ?? s.signal}) before it was ready:\n${this.logTail()}`);
     });
     exited.catch(() => undefined);
@@ -40,7 +43,7 @@ export class ManagedApp {
         await res.text();
         return res.status === 200 ? true : undefined;
       },
-      90_000,
+      240_000,
       250,
     );
     await Promise.race([ready, exited]);
