@@ -31,7 +31,7 @@ export function metaFromHeaders(req: S3Request): ObjectMeta {
     expires: req.header('expires'),
     userMeta,
     storageClass: storageClass ?? 'STANDARD',
-    acl: cannedAclOf(req),
+    acl: req.requestedAcl ?? cannedAclOf(req),
     tags: tagging === undefined ? undefined : parseTaggingHeader(tagging),
   };
 }

@@ -13,6 +13,6 @@ export function objectOwnershipOf(req: S3Request, acl: string): ObjectOwnership 
   if (value === undefined) return undefined;
   if (!isObjectOwnership(value))
     throw new S3Error('InvalidArgument', 'Invalid x-amz-object-ownership header', { extra: { ArgumentName: 'x-amz-object-ownership', ArgumentValue: value } });
-  refuseAclWithEnforced(value, Object.keys(req.headers).some((h) => h.startsWith('x-amz-grant-')) ? 'grants' : acl);
+  refuseAclWithEnforced(value, acl, req.owner!);
   return value;
 }

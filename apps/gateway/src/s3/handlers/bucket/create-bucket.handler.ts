@@ -4,7 +4,6 @@ import type { BucketsService } from '@ostore/s3/core';
 import { BUCKETS_SERVICE } from '../../services';
 import { GATEWAY_CONFIG } from '../../tokens';
 import type { GatewayConfig } from '../../../config/gateway.config';
-import { cannedAclOf } from '../../object-http';
 import { objectOwnershipOf } from './create-bucket-ownership';
 import { readSmallBody, sendEmpty } from '../../responses';
 import type { S3Handler } from '../../s3-handler';
@@ -22,7 +21,7 @@ export class CreateBucketHandler implements S3Handler {
 
   async handle(req: S3Request): Promise<void> {
     validateBucketName(req.bucket!);
-    const acl = cannedAclOf(req) ?? 'private';
+    const acl = req.requestedAcl ?? 'private';
     const ownership = objectOwnershipOf(req, acl);
     const body = await readSmallBody(req);
     const location = body.length ? parseCreateBucketConfiguration(body.toString('utf8')).locationConstraint ?? '' : '';

@@ -9,13 +9,13 @@ import { readSmallBody, sendXml } from '../../responses';
 import type { S3Handler } from '../../s3-handler';
 import type { S3Request } from '../../s3-request';
 
-/** Reads the copy source as the requester would GET it (existence, ACL, x-amz-copy-source-if-*). */
+/** Reads the copy source as the requester would GET it (existence, the source bucket's policy and ACLs, x-amz-copy-source-if-*). */
 export async function checkCopySource(req: S3Request, buckets: BucketsService, objects: ObjectsService, access: AccessControl) {
   const source = parseCopySource(req.header('x-amz-copy-source')!);
   const sourceBucket = await buckets.get(source.bucket);
   checkExpectedBucketOwner(req.header('x-amz-source-expected-bucket-owner'), sourceBucket.owner.id);
   const version = await objects.head(source.bucket, source.key, source.versionId);
-  if (!access.isCopySourceReadAllowed(req, sourceBucket.owner.id, version.owner.id, version.meta.acl)) throw new S3Error('AccessDenied', 'Access Denied');
+  if (!(await access.mayReadCopySource(req, sourceBucket, source.key, source.versionId, version))) throw new S3Error('AccessDenied', 'Access Denied');
   const outcome = evaluateCopySourcePreconditions(
     {
       ifMatch: req.header('x-amz-copy-source-if-match'),
