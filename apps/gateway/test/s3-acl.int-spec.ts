@@ -8,12 +8,15 @@ import {
   GetObjectCommand,
   Grant,
   ListObjectsV2Command,
+  GetBucketOwnershipControlsCommand,
   PutBucketAclCommand,
+  PutBucketPolicyCommand,
   PutObjectAclCommand,
   PutObjectCommand,
   PutPublicAccessBlockCommand,
   S3Client,
   UploadPartCommand,
+  UploadPartCopyCommand,
 } from '@aws-sdk/client-s3';
 import { GatewayUnderTest, startGateway } from '@ostore/testing';
 import { bodyText, createUser, errorCode, s3Error, signedRequest } from './s3-test-helpers';
@@ -182,5 +185,61 @@ describe('ACL grants (AccessControlPolicy bodies, x-amz-grant-* headers, grantee
     expect(grantsOnCreate.name).toBe('InvalidBucketAclWithObjectOwnership');
     await owner.send(new PutObjectCommand({ Bucket: 'acl-enforced', Key: 'k', Body: 'v' }));
     expect(pairs((await owner.send(new GetObjectAclCommand({ Bucket: 'acl-enforced', Key: 'k' }))).Grants)).toEqual([expect.stringMatching(/:FULL_CONTROL$/)]);
+  });
+
+  it("a bucket created without x-amz-object-ownership has AWS's default, BucketOwnerEnforced: ACLs off, objects owned by the bucket owner", async () => {
+    await owner.send(new CreateBucketCommand({ Bucket: 'acl-default' }));
+    expect((await owner.send(new GetBucketOwnershipControlsCommand({ Bucket: 'acl-default' }))).OwnershipControls?.Rules).toEqual([{ ObjectOwnership: 'BucketOwnerEnforced' }]);
+    const refused = await s3Error(owner.send(new PutObjectCommand({ Bucket: 'acl-default', Key: 'k', Body: 'v', ACL: 'public-read' })));
+    expect([refused.name, refused.$metadata.httpStatusCode]).toEqual(['AccessControlListNotSupported', 400]);
+    expect((await s3Error(owner.send(new CreateBucketCommand({ Bucket: 'acl-default-public', ACL: 'public-read' })))).name).toBe('InvalidBucketAclWithObjectOwnership');
+    // a writer the policy lets in writes objects the bucket owner owns
+    const policy = { Version: '2012-10-17', Statement: [{ Effect: 'Allow', Principal: { AWS: ['carol'] }, Action: 's3:PutObject', Resource: 'arn:aws:s3:::acl-default/*' }] };
+    await owner.send(new PutBucketPolicyCommand({ Bucket: 'acl-default', Policy: JSON.stringify(policy) }));
+    await carol.send(new PutObjectCommand({ Bucket: 'acl-default', Key: 'by-carol', Body: 'c' }));
+    expect((await owner.send(new GetObjectAclCommand({ Bucket: 'acl-default', Key: 'by-carol' }))).Owner?.ID).toBe(ownerId);
+    expect((await s3Error(carol.send(new GetObjectCommand({ Bucket: 'acl-default', Key: 'by-carol' })))).name).toBe('AccessDenied');
+  });
+
+  describe("CopyObject and UploadPartCopy read the source under the source bucket's policy and ACLs", () => {
+    const source = 'acl-copy-src';
+    const policyOf = (effect: 'Allow' | 'Deny', action: string) =>
+      JSON.stringify({ Version: '2012-10-17', Statement: [{ Effect: effect, Principal: { AWS: ['bob@example.com'] }, Action: action, Resource: `arn:aws:s3:::${source}/*` }] });
+    const copy = (Key: string, CopySource = `${source}/obj`) => bob.send(new CopyObjectCommand({ Bucket: 'bob-dest', Key, CopySource }));
+
+    beforeAll(async () => {
+      await owner.send(new CreateBucketCommand({ Bucket: source, ObjectOwnership: 'ObjectWriter' }));
+      await owner.send(new PutObjectCommand({ Bucket: source, Key: 'obj', Body: 'source body' }));
+      await bob.send(new CreateBucketCommand({ Bucket: 'bob-dest' }));
+    });
+
+    it('refuses a source nothing lets the caller read, whatever the destination allows', async () => {
+      expect((await s3Error(copy('denied'))).name).toBe('AccessDenied');
+    });
+
+    it("copies when the source bucket's policy allows s3:GetObject, and UploadPartCopy too", async () => {
+      await owner.send(new PutBucketPolicyCommand({ Bucket: source, Policy: policyOf('Allow', 's3:GetObject') }));
+      await copy('allowed');
+      expect(await bodyText((await bob.send(new GetObjectCommand({ Bucket: 'bob-dest', Key: 'allowed' }))).Body)).toBe('source body');
+      const { UploadId } = await bob.send(new CreateMultipartUploadCommand({ Bucket: 'bob-dest', Key: 'part-copied' }));
+      const part = await bob.send(new UploadPartCopyCommand({ Bucket: 'bob-dest', Key: 'part-copied', UploadId, PartNumber: 1, CopySource: `${source}/obj` }));
+      expect(part.CopyPartResult?.ETag).toBeDefined();
+    });
+
+    it('a named source version needs s3:GetObjectVersion', async () => {
+      const versioned = await owner.send(new GetObjectAclCommand({ Bucket: source, Key: 'obj' }));
+      expect(versioned.Owner?.ID).toBe(ownerId);
+      expect((await s3Error(copy('versioned', `${source}/obj?versionId=null`))).name).toBe('AccessDenied');
+      await owner.send(new PutBucketPolicyCommand({ Bucket: source, Policy: policyOf('Allow', 's3:GetObjectVersion') }));
+      await copy('versioned', `${source}/obj?versionId=null`);
+    });
+
+    it("an explicit Deny in the source's policy refuses even what the source's ACL grants", async () => {
+      await owner.send(new PutObjectAclCommand({ Bucket: source, Key: 'obj', GrantRead: 'id="bob@example.com"' }));
+      await owner.send(new PutBucketPolicyCommand({ Bucket: source, Policy: policyOf('Allow', 's3:PutObject') }));
+      await copy('by-acl'); // the ACL grant alone lets bob read the source
+      await owner.send(new PutBucketPolicyCommand({ Bucket: source, Policy: policyOf('Deny', 's3:GetObject') }));
+      expect((await s3Error(copy('by-acl-denied'))).name).toBe('AccessDenied');
+    });
   });
 });

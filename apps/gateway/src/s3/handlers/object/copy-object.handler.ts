@@ -4,7 +4,7 @@ import type { BucketsService, ObjectsService } from '@ostore/s3/core';
 import { AccessControl } from '../../access';
 import { checkExpectedBucketOwner } from '../../request-checks';
 import { BUCKETS_SERVICE, OBJECTS_SERVICE } from '../../services';
-import { metaFromHeaders } from '../../object-http';
+import { metaFromHeaders, objectOwnerOf } from '../../object-http';
 import { readSmallBody, sendXml } from '../../responses';
 import type { S3Handler } from '../../s3-handler';
 import type { S3Request } from '../../s3-request';
@@ -60,7 +60,7 @@ export class CopyObjectHandler implements S3Handler {
       source: { ...source, versionId: version.versionId },
       bucket: req.target,
       key: req.key!,
-      owner: req.owner ?? req.bucketInfo!.owner,
+      owner: objectOwnerOf(req),
       metadataDirective,
       taggingDirective,
       meta,
