@@ -84,7 +84,7 @@ describe('canned ACLs, virtual-host addressing and signed streaming uploads', ()
     gw = await startGateway('access', { S3_AUTH_CACHE_MS: '0' });
     owner = gw.client();
     other = gw.client(await createUser(gw, 'mallory', 'Mallory'));
-    await owner.send(new CreateBucketCommand({ Bucket: 'private-bucket' }));
+    await owner.send(new CreateBucketCommand({ Bucket: 'private-bucket', ObjectOwnership: 'ObjectWriter' }));
     await owner.send(new PutObjectCommand({ Bucket: 'private-bucket', Key: 'secret', Body: 'hidden' }));
   });
   afterAll(() => gw?.stop());
@@ -115,7 +115,7 @@ describe('canned ACLs, virtual-host addressing and signed streaming uploads', ()
   });
 
   it('public-read buckets list anonymously; public-read-write buckets take anonymous writes', async () => {
-    await owner.send(new CreateBucketCommand({ Bucket: 'open-bucket', ACL: 'public-read' }));
+    await owner.send(new CreateBucketCommand({ Bucket: 'open-bucket', ACL: 'public-read', ObjectOwnership: 'ObjectWriter' }));
     await owner.send(new PutObjectCommand({ Bucket: 'open-bucket', Key: 'listed', Body: 'x' }));
     const list = await fetch(`${gw.endpoint}/open-bucket?list-type=2`);
     expect(list.status).toBe(200);

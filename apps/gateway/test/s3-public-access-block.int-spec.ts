@@ -34,8 +34,9 @@ describe('Public Access Block and Object Ownership (AWS SDK v3 against a gateway
     await gw?.stop();
   });
 
+  // ACLs on, as a user of AWS would create a bucket whose ACLs matter since 2023
   const bucket = async (name: string, block?: PublicAccessBlockConfiguration) => {
-    await owner.send(new CreateBucketCommand({ Bucket: name }));
+    await owner.send(new CreateBucketCommand({ Bucket: name, ObjectOwnership: 'ObjectWriter' }));
     if (block) await owner.send(new PutPublicAccessBlockCommand({ Bucket: name, PublicAccessBlockConfiguration: { ...off, ...block } }));
     return name;
   };
@@ -102,8 +103,11 @@ describe('Public Access Block and Object Ownership (AWS SDK v3 against a gateway
     expect((await owner.send(new GetBucketPolicyStatusCommand({ Bucket: b }))).PolicyStatus?.IsPublic).toBe(true);
   });
 
-  it('stores, returns and deletes Object Ownership; none is OwnershipControlsNotFoundError', async () => {
-    const b = await bucket('own-crud');
+  it('stores, returns and deletes Object Ownership; a new bucket has BucketOwnerEnforced; none is OwnershipControlsNotFoundError', async () => {
+    const b = 'own-crud';
+    await owner.send(new CreateBucketCommand({ Bucket: b }));
+    expect((await owner.send(new GetBucketOwnershipControlsCommand({ Bucket: b }))).OwnershipControls?.Rules).toEqual([{ ObjectOwnership: 'BucketOwnerEnforced' }]);
+    await owner.send(new DeleteBucketOwnershipControlsCommand({ Bucket: b }));
     const none = await s3Error(owner.send(new GetBucketOwnershipControlsCommand({ Bucket: b })));
     expect([none.name, none.$metadata.httpStatusCode]).toEqual(['OwnershipControlsNotFoundError', 404]);
     await owner.send(new PutBucketOwnershipControlsCommand({ Bucket: b, OwnershipControls: { Rules: [{ ObjectOwnership: 'BucketOwnerPreferred' }] } }));

@@ -10,13 +10,14 @@ import {
   PutObjectCommand,
   S3Client,
 } from '@aws-sdk/client-s3';
+import { createPresignedPost, PresignedPostOptions } from '@aws-sdk/s3-presigned-post';
 import { GatewayUnderTest, startGateway } from '@ostore/testing';
 import { bodyText, createUser, errorCode, s3Error } from './s3-test-helpers';
 
 /**
  * The browser-facing features: CORS (configuration through the SDK, a preflight and an actual
- * request as a browser sends them), POST object with a SigV4 policy (built as the SDK's
- * createPresignedPost builds it) and with a V2 policy, and Signature Version 2 requests signed by
+ * request as a browser sends them), POST object with a SigV4 policy (made by the SDK's
+ * createPresignedPost) and with a V2 policy, and Signature Version 2 requests signed by
  * an independent signer written from AWS's "Signing and Authenticating REST Requests".
  */
 describe('CORS, browser POST uploads and Signature Version 2', () => {
@@ -27,7 +28,8 @@ describe('CORS, browser POST uploads and Signature Version 2', () => {
   beforeAll(async () => {
     gw = await startGateway('web');
     s3 = gw.client();
-    await s3.send(new CreateBucketCommand({ Bucket }));
+    // ACLs on (POST uploads with acl=public-read), as a user of AWS would create it since 2023
+    await s3.send(new CreateBucketCommand({ Bucket, ObjectOwnership: 'ObjectWriter' }));
   });
   afterAll(async () => {
     await gw?.stop();
@@ -124,23 +126,15 @@ describe('CORS, browser POST uploads and Signature Version 2', () => {
   });
 
   describe('POST object', () => {
-    /** A SigV4 POST policy and its fields, as createPresignedPost of @aws-sdk/s3-presigned-post builds them. */
+    /** A SigV4 POST policy and its fields, made by the SDK's own createPresignedPost (it nests its own client-s3, hence the cast). */
     function presignedPost(key: string, conditions: unknown[], fields: Record<string, string> = {}, expiresInSeconds = 300) {
-      const now = new Date();
-      const amzDate = now.toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
-      const day = amzDate.slice(0, 8);
-      const credential = `${gw.credentials.accessKeyId}/${day}/us-east-1/s3/aws4_request`;
-      const all: Record<string, string> = { ...fields, bucket: Bucket, 'X-Amz-Algorithm': 'AWS4-HMAC-SHA256', 'X-Amz-Credential': credential, 'X-Amz-Date': amzDate };
-      // a key ending in ${filename} is allowed by prefix, any other exactly
-      const keyCondition = key.endsWith('${filename}') ? ['starts-with', '$key', key.slice(0, -'${filename}'.length)] : { key };
-      const policy = {
-        expiration: new Date(now.getTime() + expiresInSeconds * 1000).toISOString(),
-        conditions: [...conditions, ...Object.entries(all).map(([k, v]) => ({ [k]: v })), keyCondition],
-      };
-      const encoded = Buffer.from(JSON.stringify(policy)).toString('base64');
-      const hmac = (k: Buffer | string, d: string) => createHmac('sha256', k).update(d).digest();
-      const signingKey = hmac(hmac(hmac(hmac(`AWS4${gw.credentials.secretAccessKey}`, day), 'us-east-1'), 's3'), 'aws4_request');
-      return { url: `${gw.endpoint}/${Bucket}`, fields: { ...all, key, Policy: encoded, 'X-Amz-Signature': createHmac('sha256', signingKey).update(encoded).digest('hex') } };
+      return createPresignedPost(s3 as unknown as Parameters<typeof createPresignedPost>[0], {
+        Bucket,
+        Key: key,
+        Conditions: conditions as NonNullable<PresignedPostOptions['Conditions']>,
+        Fields: fields,
+        Expires: expiresInSeconds,
+      });
     }
 
     function upload(url: string, fields: Record<string, string>, file: string, filename = 'photo.txt') {
@@ -152,7 +146,7 @@ describe('CORS, browser POST uploads and Signature Version 2', () => {
 
     it('uploads a file with a SigV4 policy: metadata, tags, ACL, ${filename}, 201 PostResponse', async () => {
       const tagging = '<Tagging><TagSet><Tag><Key>team</Key><Value>web</Value></Tag></TagSet></Tagging>';
-      const post = presignedPost('uploads/${filename}', [['content-length-range', 1, 100], ['starts-with', '$Content-Type', 'text/']], {
+      const post = await presignedPost('uploads/${filename}', [['content-length-range', 1, 100], ['starts-with', '$Content-Type', 'text/']], {
         'Content-Type': 'text/plain',
         'x-amz-meta-owner': 'alice',
         tagging,
@@ -174,19 +168,19 @@ describe('CORS, browser POST uploads and Signature Version 2', () => {
     it('verifies a checksum field and answers the computed checksum', async () => {
       const crc32 = Buffer.alloc(4);
       crc32.writeUInt32BE(0x3610a686); // CRC32 of "hello"
-      const good = presignedPost('crc.txt', [], { 'x-amz-checksum-crc32': crc32.toString('base64') });
+      const good = await presignedPost('crc.txt', [], { 'x-amz-checksum-crc32': crc32.toString('base64') });
       const res = await upload(good.url, good.fields, 'hello');
       expect([res.status, res.headers.get('x-amz-checksum-crc32')]).toEqual([204, crc32.toString('base64')]);
-      const bad = presignedPost('crc-bad.txt', [], { 'x-amz-checksum-crc32': crc32.toString('base64') });
+      const bad = await presignedPost('crc-bad.txt', [], { 'x-amz-checksum-crc32': crc32.toString('base64') });
       const refused = await upload(bad.url, bad.fields, 'hellO');
       expect([refused.status, errorCode(await refused.text())]).toEqual([400, 'BadDigest']);
       expect((await s3Error(s3.send(new HeadObjectCommand({ Bucket, Key: 'crc-bad.txt' })))).name).toBe('NotFound');
     });
 
     it('answers 204 by default and redirects with success_action_redirect', async () => {
-      const plain = presignedPost('plain.txt', []);
+      const plain = await presignedPost('plain.txt', []);
       expect((await upload(plain.url, plain.fields, 'x')).status).toBe(204);
-      const redirected = presignedPost('redirected.txt', [], { success_action_redirect: 'https://app.example/done?x=1' });
+      const redirected = await presignedPost('redirected.txt', [], { success_action_redirect: 'https://app.example/done?x=1' });
       const res = await upload(redirected.url, redirected.fields, 'y');
       expect(res.status).toBe(303);
       const location = new URL(res.headers.get('location')!);
@@ -203,33 +197,33 @@ describe('CORS, browser POST uploads and Signature Version 2', () => {
         const text = await res.text();
         return { status: res.status, code: errorCode(text), text };
       };
-      const small = presignedPost('range.txt', [['content-length-range', 5, 10]]);
+      const small = await presignedPost('range.txt', [['content-length-range', 5, 10]]);
       expect(await refused(small, 'abc')).toMatchObject({ status: 400, code: 'EntityTooSmall' });
       expect(await refused(small, 'x'.repeat(5000))).toMatchObject({ status: 400, code: 'EntityTooLarge' });
       expect((await s3Error(s3.send(new HeadObjectCommand({ Bucket, Key: 'range.txt' })))).name).toBe('NotFound');
 
-      const eq = presignedPost('cond.txt', [['eq', '$x-amz-meta-color', 'blue']], { 'x-amz-meta-color': 'red' });
+      const eq = await presignedPost('cond.txt', [['eq', '$x-amz-meta-color', 'blue']], { 'x-amz-meta-color': 'red' });
       const failed = await refused(eq, 'z');
       expect(failed).toMatchObject({ status: 403, code: 'AccessDenied' });
       expect(failed.text).toContain('Invalid according to Policy: Policy Condition failed: [&quot;eq&quot;,&quot;$x-amz-meta-color&quot;,&quot;blue&quot;]');
 
-      const extra = presignedPost('extra.txt', []);
+      const extra = await presignedPost('extra.txt', []);
       const withExtra = await refused({ ...extra, fields: { ...extra.fields, 'x-amz-meta-sneaky': '1' } }, 'z');
       expect(withExtra).toMatchObject({ status: 403, code: 'AccessDenied' });
       expect(withExtra.text).toContain('Extra input fields: x-amz-meta-sneaky');
 
-      const expired = presignedPost('expired.txt', [], {}, -60);
+      const expired = await presignedPost('expired.txt', [], {}, -60);
       expect((await refused(expired, 'z')).text).toContain('Invalid according to Policy: Policy expired.');
 
-      const forged = presignedPost('forged.txt', []);
+      const forged = await presignedPost('forged.txt', []);
       expect(await refused({ ...forged, fields: { ...forged.fields, 'X-Amz-Signature': '0'.repeat(64) } }, 'z')).toMatchObject({ status: 403, code: 'SignatureDoesNotMatch' });
       expect(await refused({ ...forged, fields: { ...forged.fields, Policy: 'bm90IGpzb24=' } }, 'z')).toMatchObject({ status: 403, code: 'SignatureDoesNotMatch' });
 
-      const encrypted = presignedPost('sse.txt', [], { 'x-amz-server-side-encryption': 'AES256' });
+      const encrypted = await presignedPost('sse.txt', [], { 'x-amz-server-side-encryption': 'AES256' });
       expect(await refused(encrypted, 'z')).toMatchObject({ status: 501, code: 'NotImplemented' });
       expect((await s3Error(s3.send(new HeadObjectCommand({ Bucket, Key: 'sse.txt' })))).name).toBe('NotFound');
 
-      const noKey = presignedPost('k', []);
+      const noKey = await presignedPost('k', []);
       const { key: _key, ...withoutKey } = noKey.fields;
       expect(await refused({ ...noKey, fields: withoutKey }, 'z')).toMatchObject({ status: 400, code: 'InvalidArgument' });
 

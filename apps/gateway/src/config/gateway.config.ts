@@ -38,6 +38,8 @@ const schema = baseEnvSchema
     S3_AUTH_CACHE_MAX_KEYS: envVar.int(10_000, 1, 10_000_000),
     /** Accept Signature Version 2 (header and presigned query, V2 POST policies); off, V2 is refused as S3 refuses it in SigV4-only regions. */
     S3_SIGV2: envVar.bool(true),
+    /** Object Ownership of a bucket created without x-amz-object-ownership (AWS's default since 2023: ACLs disabled). */
+    S3_DEFAULT_OBJECT_OWNERSHIP: z.enum(['BucketOwnerEnforced', 'BucketOwnerPreferred', 'ObjectWriter']).default('BucketOwnerEnforced'),
     /** Most buckets one user may own; CreateBucket past it is TooManyBuckets (AWS's default quota). */
     S3_MAX_BUCKETS_PER_USER: envVar.int(10_000, 1, 1_000_000),
     /** Longest wait for a request's headers once its connection has sent something. */
@@ -129,6 +131,8 @@ export interface GatewayConfig extends BaseConfig {
     authCacheMaxKeys: number;
     /** Whether Signature Version 2 is accepted (S3_SIGV2). */
     sigV2: boolean;
+    /** Object Ownership of a bucket created without x-amz-object-ownership (S3_DEFAULT_OBJECT_OWNERSHIP). */
+    defaultObjectOwnership: 'BucketOwnerEnforced' | 'BucketOwnerPreferred' | 'ObjectWriter';
     maxBucketsPerUser: number;
     /** Timeouts and the connection limit of the S3 listener (S3_*_TIMEOUT_MS, S3_MAX_CONNECTIONS). */
     listener: { headersTimeoutMs: number; requestIdleTimeoutMs: number; keepAliveTimeoutMs: number; maxConnections: number };
@@ -164,6 +168,7 @@ export function loadGatewayConfig(env: Record<string, string | undefined> = proc
       authNegativeCacheMs: parsed.S3_AUTH_NEGATIVE_CACHE_MS,
       authCacheMaxKeys: parsed.S3_AUTH_CACHE_MAX_KEYS,
       sigV2: parsed.S3_SIGV2,
+      defaultObjectOwnership: parsed.S3_DEFAULT_OBJECT_OWNERSHIP,
       maxBucketsPerUser: parsed.S3_MAX_BUCKETS_PER_USER,
       listener: {
         headersTimeoutMs: parsed.S3_HEADERS_TIMEOUT_MS,

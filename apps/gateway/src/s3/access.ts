@@ -1,8 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { parseCopySource, S3Error } from '@ostore/s3/protocol';
-import type { BucketsService, CannedAcl } from '@ostore/s3/core';
+import type { Bucket, BucketsService, StoredAcl } from '@ostore/s3/core';
+import { aclGrantsPermission, AclPermission, decodeAcl } from '@ostore/s3/policy';
+import { ACL_HEADER_OPERATIONS, AclResolver } from './acl-request';
 import { BUCKETS_SERVICE } from './services';
-import { PolicyGate } from './policy-gate';
+import { bucketAclGrants, PolicyGate } from './policy-gate';
 import type { AccessRule } from './s3-handler';
 import type { S3Request } from './s3-request';
 
@@ -21,25 +23,35 @@ export function concealExistence(err: unknown): unknown {
   return typeof code === 'string' && EXISTENCE_CODES.has(code) ? denied() : err;
 }
 
-/** Whether a canned ACL lets the principal read. */
-export function aclAllowsRead(acl: CannedAcl | undefined, authenticated: boolean): boolean {
-  return acl === 'public-read' || acl === 'public-read-write' || (acl === 'authenticated-read' && authenticated);
-}
+const RULE_PERMISSIONS: Partial<Record<AccessRule, AclPermission>> = {
+  'bucket-read': 'READ',
+  'bucket-write': 'WRITE',
+  'bucket-read-acp': 'READ_ACP',
+  'bucket-write-acp': 'WRITE_ACP',
+};
 
 /**
- * Canned-ACL authorization. The bucket owner may do everything; others only what the bucket's
- * (or, for object reads, the object's) canned ACL grants. Object ACLs are checked by the GET/HEAD
- * handlers once they have the version in hand (`isObjectReadAllowed`); for a caller who may not
- * list the bucket, the answer then never tells whether the key exists (`concealsExistence`).
+ * ACL authorization, after the bucket policy (PolicyGate). The bucket owner may do everything;
+ * others what the bucket's ACL grants (READ lists, WRITE writes objects, READ_ACP / WRITE_ACP
+ * read and replace the bucket's ACL). Object ACLs are checked by the handlers once they have the
+ * version in hand (`isObjectAllowed`); for a caller who may not list the bucket, the answer then
+ * never tells whether the key exists (`concealsExistence`). Once authorized, the ACL a request's
+ * headers set is resolved into `req.requestedAcl`.
  */
 @Injectable()
 export class AccessControl {
   constructor(
     @Inject(BUCKETS_SERVICE) private readonly buckets: BucketsService,
     private readonly policies: PolicyGate,
+    private readonly acls: AclResolver,
   ) {}
 
   async authorize(req: S3Request, rule: AccessRule): Promise<void> {
+    await this.authorizeRule(req, rule);
+    if (ACL_HEADER_OPERATIONS.has(req.operation)) req.requestedAcl = await this.acls.fromHeaders(req);
+  }
+
+  private async authorizeRule(req: S3Request, rule: AccessRule): Promise<void> {
     const user = req.owner;
     if (rule === 'authenticated') {
       if (!user) throw denied();
@@ -51,37 +63,36 @@ export class AccessControl {
     if (rule === 'bucket-write' && req.header('x-amz-copy-source') !== undefined) req.concealsExistence = await this.mayNotListCopySource(req);
     if ((bucket.policy || bucket.publicAccessBlock || bucket.objectOwnership === 'BucketOwnerEnforced') && (await this.policies.check(req, bucket)) === 'allowed') return;
     if (user && user.id === bucket.owner.id) return;
-    const acl = req.aclsIgnored ? 'private' : bucket.acl;
-    switch (rule) {
-      case 'bucket-owner':
-        throw denied();
-      case 'bucket-read':
-        if (aclAllowsRead(acl, !!user)) return;
-        throw denied();
-      case 'bucket-write':
-        if (acl === 'public-read-write') return;
-        throw denied();
-      case 'object-read':
-        // decided by the handler from the object's ACL; whether the key exists stays hidden
-        req.concealsExistence = !aclAllowsRead(acl, !!user);
-        return;
+    if (rule === 'object-read' || rule === 'object-acp') {
+      // decided by the handler from the object's ACL; whether the key exists stays hidden
+      req.concealsExistence = !bucketAclGrants(bucket, 'READ', user?.id, req.aclMode);
+      return;
     }
-  }
-
-  /** For GET/HEAD object: the bucket policy, the owner of the bucket or object, or an object ACL that grants reading (unless IgnorePublicAcls). */
-  isObjectReadAllowed(req: S3Request, objectOwnerId: string, acl: CannedAcl | undefined): boolean {
-    if (req.accessGranted) return true;
-    return this.isCopySourceReadAllowed(req, req.bucketInfo?.owner.id, objectOwnerId, req.aclsIgnored ? 'private' : acl);
+    const permission = RULE_PERMISSIONS[rule];
+    if (permission && bucketAclGrants(bucket, permission, user?.id, req.aclMode)) return;
+    throw denied();
   }
 
   /**
-   * For CopyObject/UploadPartCopy: the owner of the source's bucket or object, or a source ACL
-   * that grants reading. The destination bucket the request addressed grants nothing here.
+   * For object reads (READ) and object ACL reads and writes (READ_ACP, WRITE_ACP): the bucket
+   * policy, the owner of the bucket or object, or an object ACL grant (as far as `req.aclMode` counts it).
    */
-  isCopySourceReadAllowed(req: S3Request, sourceBucketOwnerId: string | undefined, objectOwnerId: string, acl: CannedAcl | undefined): boolean {
-    const user = req.owner;
-    if (user && (user.id === sourceBucketOwnerId || user.id === objectOwnerId)) return true;
-    return aclAllowsRead(acl, !!user);
+  isObjectAllowed(req: S3Request, objectOwnerId: string, acl: StoredAcl | undefined, permission: AclPermission = 'READ'): boolean {
+    if (req.accessGranted) return true;
+    const user = req.owner?.id;
+    const bucketOwner = req.bucketInfo?.owner;
+    if (user !== undefined && (user === bucketOwner?.id || user === objectOwnerId)) return true;
+    return aclGrantsPermission(decodeAcl(acl, { id: objectOwnerId }, bucketOwner), permission, { userId: user }, req.aclMode);
+  }
+
+  /** For GET/HEAD object: `isObjectAllowed` for READ. */
+  isObjectReadAllowed(req: S3Request, objectOwnerId: string, acl: StoredAcl | undefined): boolean {
+    return this.isObjectAllowed(req, objectOwnerId, acl, 'READ');
+  }
+
+  /** For CopyObject / UploadPartCopy: whether the caller may read the source version, as its own bucket's policy and ACLs decide. */
+  mayReadCopySource(req: S3Request, source: Bucket, key: string, versionId: string | undefined, version: { owner: { id: string }; meta: { acl?: StoredAcl } }): Promise<boolean> {
+    return this.policies.mayReadCopySource(req, source, key, versionId, version.owner.id, version.meta.acl);
   }
 
   /** Whether the caller may not list the copy source's bucket (then a missing source is 403, as on S3). */
@@ -93,6 +104,6 @@ export class AccessControl {
       return false; // a bad header or a missing bucket: the handler answers it
     }
     const user = req.owner;
-    return !(user && user.id === sourceBucket.owner.id) && !aclAllowsRead(sourceBucket.acl, !!user);
+    return !(user && user.id === sourceBucket.owner.id) && !bucketAclGrants(sourceBucket, 'READ', user?.id);
   }
 }

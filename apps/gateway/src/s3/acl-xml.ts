@@ -1,16 +1,60 @@
-import { toXml, XmlObject } from '@ostore/s3/protocol';
-import type { CannedAcl, Owner } from '@ostore/s3/core';
+import { parseXmlBody, toXml, xmlChildren, xmlLeaf, XmlElement, XmlObject } from '@ostore/s3/protocol';
+import { AclError, AclGrant, groupGrantee, parseAclPermission, RequestedGrant, RequestedGrantee } from '@ostore/s3/policy';
+import type { Owner } from '@ostore/s3/core';
 
-const ALL_USERS = 'http://acs.amazonaws.com/groups/global/AllUsers';
-const AUTH_USERS = 'http://acs.amazonaws.com/groups/global/AuthenticatedUsers';
+const XSI = 'http://www.w3.org/2001/XMLSchema-instance';
 
-/** The AccessControlPolicy document a canned ACL stands for. */
-export function aclPolicyXml(owner: Owner, acl: CannedAcl | undefined): string {
-  const grant = (grantee: XmlObject, permission: string): XmlObject => ({ Grantee: grantee, Permission: permission });
-  const grants = [grant({ '@xmlns:xsi': 'http://www.w3.org/2001/XMLSchema-instance', '@xsi:type': 'CanonicalUser', ID: owner.id, DisplayName: owner.displayName }, 'FULL_CONTROL')];
-  const group = (uri: string) => ({ '@xmlns:xsi': 'http://www.w3.org/2001/XMLSchema-instance', '@xsi:type': 'Group', URI: uri });
-  if (acl === 'public-read' || acl === 'public-read-write') grants.push(grant(group(ALL_USERS), 'READ'));
-  if (acl === 'public-read-write') grants.push(grant(group(ALL_USERS), 'WRITE'));
-  if (acl === 'authenticated-read') grants.push(grant(group(AUTH_USERS), 'READ'));
-  return toXml('AccessControlPolicy', { Owner: { ID: owner.id, DisplayName: owner.displayName }, AccessControlList: { Grant: grants } });
+function granteeXml(g: AclGrant['grantee']): XmlObject {
+  if (g.type === 'Group') return { '@xmlns:xsi': XSI, '@xsi:type': 'Group', URI: g.uri };
+  return { '@xmlns:xsi': XSI, '@xsi:type': 'CanonicalUser', ID: g.id, ...(g.displayName !== undefined ? { DisplayName: g.displayName } : {}) };
+}
+
+/** The AccessControlPolicy document of GetBucketAcl / GetObjectAcl: the owner (id and display name) and every grant. */
+export function aclPolicyXml(owner: Owner, grants: readonly AclGrant[]): string {
+  return toXml('AccessControlPolicy', {
+    Owner: { ID: owner.id, DisplayName: owner.displayName },
+    AccessControlList: { Grant: grants.map((g) => ({ Grantee: granteeXml(g.grantee), Permission: g.permission })) },
+  });
+}
+
+/** What a PutBucketAcl / PutObjectAcl body says: the owner id it names and its grants (grantees unresolved). */
+export interface AclDocument {
+  ownerId?: string;
+  grants: RequestedGrant[];
+}
+
+const malformed = () => new AclError('MalformedACLError', 'The XML you provided was not well-formed or did not validate against our published schema');
+
+/**
+ * Reads an AccessControlPolicy document (https://docs.aws.amazon.com/AmazonS3/latest/API/API_PutBucketAcl.html).
+ * The grantee's kind is read from what it holds (ID, EmailAddress or URI; the xsi:type attribute
+ * says the same). Not XML, another root, a grant without grantee or permission: MalformedACLError.
+ */
+export function parseAclXml(body: string): AclDocument {
+  let root: XmlElement;
+  try {
+    root = parseXmlBody(body, 'AccessControlPolicy');
+  } catch {
+    throw malformed();
+  }
+  const owner = xmlChildren(root, 'Owner')[0];
+  const lists = xmlChildren(root, 'AccessControlList');
+  if (lists.length > 1) throw malformed();
+  const grants = (lists[0] ? xmlChildren(lists[0], 'Grant') : []).map((grant): RequestedGrant => {
+    const grantee = xmlChildren(grant, 'Grantee')[0];
+    const permission = xmlLeaf(grant, 'Permission');
+    if (!grantee || permission === undefined) throw malformed();
+    return { grantee: parseGrantee(grantee), permission: parseAclPermission(permission.trim()) };
+  });
+  return { ownerId: owner ? xmlLeaf(owner, 'ID')?.trim() : undefined, grants };
+}
+
+function parseGrantee(el: XmlElement): RequestedGrantee {
+  const id = xmlLeaf(el, 'ID');
+  if (id !== undefined) return { type: 'CanonicalUser', id: id.trim() };
+  const email = xmlLeaf(el, 'EmailAddress');
+  if (email !== undefined) return { type: 'Email', email: email.trim() };
+  const uri = xmlLeaf(el, 'URI');
+  if (uri !== undefined) return groupGrantee(uri.trim());
+  throw malformed();
 }

@@ -1,6 +1,7 @@
 import { S3Error } from '@ostore/s3/protocol';
 import { renderErrorXml } from '@ostore/s3/protocol';
 import { DeleteMarkerFacts, S3DomainError } from '@ostore/s3/core';
+import { AclError } from '@ostore/s3/policy';
 
 /**
  * What S3 sends as headers about the delete marker an error is about: `x-amz-delete-marker` and
@@ -17,10 +18,15 @@ function deleteMarkerHeaders(code: string, marker: DeleteMarkerFacts): Record<st
 
 /**
  * The single place where errors become S3 errors (status, headers, body): S3Errors as they are,
- * domain errors by code (their delete marker as headers), the rest InternalError.
+ * domain errors by code (their delete marker as headers), refused ACLs (400, their argument as
+ * ArgumentName/ArgumentValue), the rest InternalError.
  */
 export function toS3Error(err: unknown): S3Error {
   if (err instanceof S3Error) return err;
+  if (err instanceof AclError) {
+    const extra = err.argument ? { ArgumentName: err.argument.name, ArgumentValue: err.argument.value } : undefined;
+    return S3Error.fromCode(err.code, err.message, { httpStatus: 400, extra });
+  }
   if (err instanceof S3DomainError) {
     const headers = err.deleteMarker ? deleteMarkerHeaders(err.code, err.deleteMarker) : {};
     return S3Error.fromCode(err.code, err.message, { headers, extra: err.extra });

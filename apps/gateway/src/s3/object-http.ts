@@ -1,5 +1,5 @@
 import { S3Error, httpDate, parseContentMd5, parseTaggingHeader, userMetadataFromHeaders, validateStorageClass } from '@ostore/s3/protocol';
-import type { CannedAcl, ChecksumAlgorithm, ObjectMeta, ObjectVersion } from '@ostore/s3/core';
+import type { CannedAcl, ChecksumAlgorithm, ObjectMeta, ObjectVersion, Owner } from '@ostore/s3/core';
 import type { S3Request } from './s3-request';
 
 export const CHECKSUM_ALGORITHMS: ChecksumAlgorithm[] = ['CRC32', 'CRC32C', 'CRC64NVME', 'SHA1', 'SHA256'];
@@ -14,6 +14,18 @@ export function cannedAclOf(req: S3Request): CannedAcl | undefined {
     throw new S3Error('InvalidRequest', 'Specifying both Canned ACLs and Header Grants is not allowed');
   }
   return acl as CannedAcl;
+}
+
+/**
+ * Who owns an object a request writes (https://docs.aws.amazon.com/AmazonS3/latest/userguide/about-object-ownership.html):
+ * the bucket owner under BucketOwnerEnforced, and under BucketOwnerPreferred when the writer sends
+ * `bucket-owner-full-control`; otherwise the writer (the bucket owner for an anonymous write).
+ */
+export function objectOwnerOf(req: S3Request): Owner {
+  const bucket = req.target;
+  const ownership = bucket.objectOwnership;
+  if (ownership === 'BucketOwnerEnforced' || (ownership === 'BucketOwnerPreferred' && req.header('x-amz-acl') === 'bucket-owner-full-control')) return bucket.owner;
+  return req.owner ?? bucket.owner;
 }
 
 /** Object metadata from request headers (PUT, CreateMultipartUpload, CopyObject with REPLACE). */
@@ -31,7 +43,7 @@ export function metaFromHeaders(req: S3Request): ObjectMeta {
     expires: req.header('expires'),
     userMeta,
     storageClass: storageClass ?? 'STANDARD',
-    acl: cannedAclOf(req),
+    acl: req.requestedAcl ?? cannedAclOf(req),
     tags: tagging === undefined ? undefined : parseTaggingHeader(tagging),
   };
 }

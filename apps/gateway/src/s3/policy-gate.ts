@@ -2,14 +2,17 @@ import { Inject, Injectable } from '@nestjs/common';
 import { S3Error } from '@ostore/s3/protocol';
 import type { Bucket, ObjectsService } from '@ostore/s3/core';
 import {
+  aclGrantsPermission,
+  AclMode,
+  AclPermission,
   BucketPolicy,
   decideAccess,
+  decodeAcl,
   decodePublicAccessBlock,
   evaluatePolicy,
   isPolicyPublic,
   needsExistingObjectTags,
   OWNER_ONLY_ACTIONS,
-  PublicAccessBlock,
   resourceArn,
   storedBucketPolicy,
 } from '@ostore/s3/policy';
@@ -44,6 +47,14 @@ export function setsAcl(req: S3Request): boolean {
   return acl && canned === undefined && (req.header('content-length') ?? '0') !== '0';
 }
 
+/** Which grants count: none under BucketOwnerEnforced, the non-public ones under IgnorePublicAcls (or RestrictPublicBuckets on a public policy). */
+const aclModeOf = (enforced: boolean, ignorePublic: boolean): AclMode => (enforced ? 'none' : ignorePublic ? 'non-public' : 'all');
+
+/** Whether a bucket's ACL grants the caller `permission`, counting the grants `mode` lets count. */
+export function bucketAclGrants(bucket: Bucket, permission: AclPermission, userId: string | undefined, mode: AclMode = 'all'): boolean {
+  return aclGrantsPermission(decodeAcl(bucket.acl, bucket.owner), permission, { userId }, mode);
+}
+
 /** What the gate decided for a request it did not refuse. */
 export type GateVerdict = 'allowed' | 'acl';
 
@@ -53,7 +64,7 @@ export type GateVerdict = 'allowed' | 'acl';
  * nothing here). Refuses what an explicit deny, RestrictPublicBuckets or BlockPublicAcls refuse,
  * and an ACL on a BucketOwnerEnforced bucket (AccessControlListNotSupported; ACLs grant nothing there); answers `allowed` when ownership or the policy
  * allows the request (then no ACL is consulted), else `acl`: the caller's ACL rules decide, with
- * public ACLs ignored under IgnorePublicAcls (`req.aclsIgnored`).
+ * public ACLs ignored under IgnorePublicAcls and all of them under BucketOwnerEnforced (`req.aclMode`).
  */
 @Injectable()
 export class PolicyGate {
@@ -79,7 +90,7 @@ export class PolicyGate {
       throw new S3Error('AccessControlListNotSupported', 'The bucket does not allow ACLs');
     if (pab?.blockPublicAcls && ACL_WRITES.has(req.operation) && setsPublicAcl(req)) throw denied();
     const restrict = !!pab?.restrictPublicBuckets && isPolicyPublic(policy);
-    req.aclsIgnored = !!pab?.ignorePublicAcls || restrict || enforced;
+    req.aclMode = aclModeOf(enforced, !!pab?.ignorePublicAcls || restrict);
     if (verdict === 'Deny' && !(isOwner && OWNER_ONLY_ACTIONS.has(act.action))) throw denied();
     if (isOwner) return 'allowed';
     if (restrict) throw denied();
@@ -87,7 +98,7 @@ export class PolicyGate {
     if (req.operation === 'DeleteObjects' && policy) return 'allowed';
     if (verdict !== 'Allow') return 'acl';
     req.accessGranted = true;
-    if (act.target === 'object') req.concealsExistence = !(await this.mayList(req, bucket, policy, pab));
+    if (act.target === 'object') req.concealsExistence = !(await this.mayList(req, bucket, policy));
     return 'allowed';
   }
 
@@ -102,12 +113,30 @@ export class PolicyGate {
     if (!bucket.policy || req.owner?.id === bucket.owner.id) return true;
     const action = versionId !== undefined ? 's3:DeleteObjectVersion' : 's3:DeleteObject';
     const verdict = await this.evaluate(req, bucket, storedBucketPolicy(bucket.policy, bucket.name), action, key, versionId);
-    return decideAccess({ action, isBucketOwner: false, policy: verdict, aclGrants: bucket.acl === 'public-read-write' && !req.aclsIgnored });
+    return decideAccess({ action, isBucketOwner: false, policy: verdict, aclGrants: bucketAclGrants(bucket, 'WRITE', req.owner?.id, req.aclMode) });
   }
 
-  private async mayList(req: S3Request, bucket: Bucket, policy: BucketPolicy | undefined, pab: PublicAccessBlock | undefined): Promise<boolean> {
+  /**
+   * For CopyObject / UploadPartCopy: whether the caller may read the source as a GetObject (or,
+   * naming a version, GetObjectVersion) on the source's own bucket would allow — its policy, Public
+   * Access Block and Object Ownership, its owner and the source object's owner and ACL. The
+   * destination bucket grants nothing here (https://docs.aws.amazon.com/AmazonS3/latest/API/API_CopyObject.html).
+   */
+  async mayReadCopySource(req: S3Request, source: Bucket, key: string, versionId: string | undefined, objectOwnerId: string, acl: string | undefined): Promise<boolean> {
+    const action = versionId !== undefined ? 's3:GetObjectVersion' : 's3:GetObject';
+    const policy = source.policy ? storedBucketPolicy(source.policy, source.name) : undefined;
+    const pab = decodePublicAccessBlock(source.publicAccessBlock);
+    const restrict = !!pab?.restrictPublicBuckets && isPolicyPublic(policy);
+    const verdict = await this.evaluate(req, source, policy, action, key, versionId);
+    const userId = req.owner?.id;
+    const mode = aclModeOf(source.objectOwnership === 'BucketOwnerEnforced', !!pab?.ignorePublicAcls || restrict);
+    const aclAllows = userId === objectOwnerId || aclGrantsPermission(decodeAcl(acl, { id: objectOwnerId }, source.owner), 'READ', { userId }, mode);
+    return decideAccess({ action, isBucketOwner: userId !== undefined && userId === source.owner.id, policy: verdict, aclGrants: aclAllows, restrictPublicPolicy: restrict });
+  }
+
+  private async mayList(req: S3Request, bucket: Bucket, policy: BucketPolicy | undefined): Promise<boolean> {
     if ((await this.evaluate(req, bucket, policy, 's3:ListBucket', undefined)) === 'Allow') return true;
-    return !pab?.ignorePublicAcls && (bucket.acl === 'public-read' || bucket.acl === 'public-read-write' || (bucket.acl === 'authenticated-read' && !!req.owner));
+    return bucketAclGrants(bucket, 'READ', req.owner?.id, req.aclMode);
   }
 
   private async evaluate(req: S3Request, bucket: Bucket, policy: BucketPolicy | undefined, action: string, key: string | undefined, versionId?: string) {

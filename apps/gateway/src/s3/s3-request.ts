@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'http';
 import type { Readable } from 'stream';
 import type { Bucket, Owner } from '@ostore/s3/core';
+import type { AclMode } from '@ostore/s3/policy';
 
 /** Who is asking: an authenticated user, or nobody (anonymous). */
 export type Principal = { kind: 'user'; owner: Owner; accessKeyId: string } | { kind: 'anonymous' };
@@ -23,8 +24,14 @@ export class S3Request {
   concealsExistence = false;
   /** Set by the access check when the bucket policy allowed the request: no ACL needs to grant it. */
   accessGranted = false;
-  /** Set by the access check under Public Access Block IgnorePublicAcls (or RestrictPublicBuckets): ACLs grant nobody. */
-  aclsIgnored = false;
+  /**
+   * Set by the access check: which grants of the bucket's and objects' ACLs count — all, all but
+   * the public ones (Public Access Block IgnorePublicAcls or RestrictPublicBuckets), or none
+   * (BucketOwnerEnforced).
+   */
+  aclMode: AclMode = 'all';
+  /** The ACL the request's x-amz-acl / x-amz-grant-* headers set, in its stored form (resolved by the access check). */
+  requestedAcl?: string;
   /** The addressed bucket, once the access check has loaded it. */
   bucketInfo?: Bucket;
 

@@ -1,6 +1,7 @@
 import { DynamicModule, Module, Type } from '@nestjs/common';
 import type { GatewayConfig } from '../config/gateway.config';
 import { AccessControl } from './access';
+import { AclResolver } from './acl-request';
 import { PolicyGate } from './policy-gate';
 import { Authenticator } from './authenticator';
 import { CorsResponder } from './cors-responder';
@@ -27,6 +28,7 @@ export class S3Module {
         { provide: GATEWAY_CONFIG, useValue: config },
         Authenticator,
         AccessControl,
+        AclResolver,
         CorsResponder,
         PolicyGate,
         ObjectEncryption,

@@ -116,7 +116,8 @@ export class MigrationRunner {
         [owner],
         { prepare: true },
       );
-      if (rs.wasApplied()) return;
+      // a driver retry of an insert that did apply answers not-applied with our own row
+      if (rs.wasApplied() || rs.first()?.['owner'] === owner) return;
       if (Date.now() > deadline) {
         throw new Error(
           `could not take the migration lock of keyspace ${ks} within ${waitMs} ms (held by ${rs.first()?.['owner']})`,

@@ -10,6 +10,8 @@ export type ChecksumAlgorithm = 'CRC32' | 'CRC32C' | 'CRC64NVME' | 'SHA1' | 'SHA
 export type Versioning = 'Unversioned' | 'Enabled' | 'Suspended';
 /** S3's canned ACLs; `bucket-owner-read` / `bucket-owner-full-control` are for objects (the bucket owner may always read them here). */
 export type CannedAcl = 'private' | 'public-read' | 'public-read-write' | 'authenticated-read' | 'bucket-owner-read' | 'bucket-owner-full-control';
+/** An ACL as stored in the `acl` columns: a canned ACL's name or an encoded grant list (read and written only through `@ostore/s3/policy`'s stored-acl). */
+export type StoredAcl = string;
 
 /** The delete marker an error is about (GET/HEAD of a key or version that is a delete marker). */
 export interface DeleteMarkerFacts {
@@ -46,7 +48,7 @@ export interface Bucket {
   createdAt: Date;
   location: string;
   versioning: Versioning;
-  acl: CannedAcl;
+  acl: StoredAcl;
   /** The CORS configuration in its stored form (encodeStoredCors of @ostore/s3/protocol); undefined when none. */
   cors?: string;
   /** The bucket policy document (JSON) as stored, when one is set (parsed by `@ostore/s3/policy`). */
@@ -90,7 +92,7 @@ export interface ObjectMeta {
   /** x-amz-meta-* without the prefix, lower-cased names. */
   userMeta: Record<string, string>;
   storageClass?: string;
-  acl?: CannedAcl;
+  acl?: StoredAcl;
   tags?: Record<string, string>;
   /** How the body is encrypted: the stored record of @ostore/s3/crypto; undefined for a plain body. */
   sse?: string;
@@ -244,7 +246,7 @@ export interface OwnedBucketsPage {
 }
 
 export interface BucketsService {
-  create(input: { name: string; owner: Owner; location: string; acl: CannedAcl }): Promise<Bucket>; // BucketAlreadyExists | BucketAlreadyOwnedByYou
+  create(input: { name: string; owner: Owner; location: string; acl: StoredAcl }): Promise<Bucket>; // BucketAlreadyExists | BucketAlreadyOwnedByYou
   get(name: string): Promise<Bucket>; // NoSuchBucket
   delete(name: string): Promise<void>; // NoSuchBucket | BucketNotEmpty (objects or versions; uploads in progress are aborted)
   listOwned(ownerId: string): Promise<Bucket[]>;
@@ -253,7 +255,7 @@ export interface BucketsService {
   /** How many buckets the owner's listing holds (entries of buckets being deleted included). */
   countOwned(ownerId: string): Promise<number>;
   setVersioning(name: string, status: 'Enabled' | 'Suspended'): Promise<void>;
-  setAcl(name: string, acl: CannedAcl): Promise<void>;
+  setAcl(name: string, acl: StoredAcl): Promise<void>;
   getTags(name: string): Promise<Record<string, string>>; // NoSuchTagSet when none
   setTags(name: string, tags: Record<string, string>): Promise<void>;
   deleteTags(name: string): Promise<void>;
@@ -301,7 +303,7 @@ export interface ObjectsService {
   getTags(bucket: BucketRef, key: string, versionId?: string): Promise<{ versionId: string; tags: Record<string, string> }>;
   setTags(bucket: BucketRef, key: string, tags: Record<string, string>, versionId?: string): Promise<{ versionId: string }>;
   deleteTags(bucket: BucketRef, key: string, versionId?: string): Promise<{ versionId: string }>;
-  setAcl(bucket: BucketRef, key: string, acl: CannedAcl, versionId?: string): Promise<void>;
+  setAcl(bucket: BucketRef, key: string, acl: StoredAcl, versionId?: string): Promise<void>;
 }
 
 /** What CompleteMultipartUpload is asked. */

@@ -1,7 +1,7 @@
 import { randomUUID } from 'crypto';
 import type { Clock } from '@ostore/shared/clock';
 import type { BucketRow, Metastore } from '@ostore/metastore/data-access';
-import type { Bucket, BucketAccessSettings, BucketsService, CannedAcl, OwnedBucketsPage, Owner, Versioning } from './api';
+import type { Bucket, BucketAccessSettings, BucketsService, OwnedBucketsPage, Owner, StoredAcl, Versioning } from './api';
 import type { BucketResolver } from './bucket-resolver';
 import { noSuchBucket, s3err } from './errors';
 import { versionsSource } from './listing/sources';
@@ -19,7 +19,7 @@ export function bucketOf(row: BucketRow): Bucket {
     createdAt: row.createdAt,
     location: row.location,
     versioning: row.versioning as Versioning,
-    acl: row.acl as CannedAcl,
+    acl: row.acl,
     ...(row.cors ? { cors: row.cors } : {}),
     policy: row.policy,
     publicAccessBlock: row.publicAccessBlock,
@@ -64,7 +64,7 @@ export class CassandraBucketsService implements BucketsService {
     this.resolver.invalidate(name);
   }
 
-  async create(input: { name: string; owner: Owner; location: string; acl: CannedAcl }): Promise<Bucket> {
+  async create(input: { name: string; owner: Owner; location: string; acl: StoredAcl }): Promise<Bucket> {
     if (!BUCKET_NAME_RE.test(input.name) || input.name.includes('..') || /^\d+\.\d+\.\d+\.\d+$/.test(input.name))
       throw s3err('InvalidBucketName', 'The specified bucket is not valid.', { BucketName: input.name });
     const row: BucketRow = {
@@ -171,7 +171,7 @@ export class CassandraBucketsService implements BucketsService {
     await this.update(b, { versioning: status });
   }
 
-  async setAcl(name: string, acl: CannedAcl): Promise<void> {
+  async setAcl(name: string, acl: StoredAcl): Promise<void> {
     await this.update(await this.fresh(name), { acl });
   }
 

@@ -6,7 +6,7 @@ import type { BlockEntry, VersionRow } from '@ostore/metastore/data-access';
 import type {
   BucketRef,
   ByteRange,
-  CannedAcl,
+  StoredAcl,
   CopySource,
   DeleteResult,
   ListObjectsInput,
@@ -385,7 +385,7 @@ export class CassandraObjectsService implements ObjectsService {
     return this.updateMeta(ref, key, versionId, { tags: {} });
   }
 
-  async setAcl(ref: BucketRef, key: string, acl: CannedAcl, versionId?: string): Promise<void> {
+  async setAcl(ref: BucketRef, key: string, acl: StoredAcl, versionId?: string): Promise<void> {
     await this.updateMeta(ref, key, versionId, { acl });
   }
 

@@ -11,3 +11,6 @@ export { principalArnOf } from './principals';
 export * from './public-policy';
 export { wildcardMatch } from './wildcard';
 export * from './stored';
+export * from './acl/grants';
+export * from './acl/stored-acl';
+export * from './acl/requested-acl';

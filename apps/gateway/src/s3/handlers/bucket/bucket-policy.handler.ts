@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { S3Error, toXml } from '@ostore/s3/protocol';
 import type { BucketsService } from '@ostore/s3/core';
-import { decodePublicAccessBlock, isPolicyPublic, MalformedPolicyError, MAX_POLICY_BYTES, parseBucketPolicy, storedBucketPolicy } from '@ostore/s3/policy';
+import { decodeAcl, decodePublicAccessBlock, isAclPublic, isPolicyPublic, MalformedPolicyError, MAX_POLICY_BYTES, parseBucketPolicy, storedBucketPolicy } from '@ostore/s3/policy';
 import { BUCKETS_SERVICE } from '../../services';
 import { readSmallBody, sendEmpty, sendXml } from '../../responses';
 import type { S3Handler } from '../../s3-handler';
@@ -65,8 +65,6 @@ export class DeleteBucketPolicyHandler implements S3Handler {
   }
 }
 
-const PUBLIC_ACLS = new Set(['public-read', 'public-read-write', 'authenticated-read']);
-
 /**
  * GetBucketPolicyStatus: IsPublic as "The meaning of public" describes it — a public policy, or a
  * bucket ACL granting AllUsers / AuthenticatedUsers unless IgnorePublicAcls discards it. A bucket
@@ -80,7 +78,7 @@ export class GetBucketPolicyStatusHandler implements S3Handler {
   async handle(req: S3Request): Promise<void> {
     const b = req.target;
     const policy = b.policy ? storedBucketPolicy(b.policy, b.name) : undefined;
-    const aclPublic = PUBLIC_ACLS.has(b.acl) && !decodePublicAccessBlock(b.publicAccessBlock)?.ignorePublicAcls;
+    const aclPublic = isAclPublic(decodeAcl(b.acl, b.owner)) && !decodePublicAccessBlock(b.publicAccessBlock)?.ignorePublicAcls;
     const isPublic = isPolicyPublic(policy) || aclPublic;
     sendXml(req, 200, toXml('PolicyStatus', { IsPublic: String(isPublic) }));
   }

@@ -4,15 +4,14 @@ import type { S3Request } from '../../s3-request';
 import { refuseAclWithEnforced } from './ownership-controls.handler';
 
 /**
- * The `x-amz-object-ownership` of a CreateBucket, validated (InvalidArgument for an unknown value;
- * InvalidBucketAclWithObjectOwnership for BucketOwnerEnforced with a public canned ACL or grants).
- * Undefined when the header is absent: the bucket then has no setting (ObjectWriter behaviour).
+ * The Object Ownership of a CreateBucket: its `x-amz-object-ownership`, validated (InvalidArgument
+ * for an unknown value), or the configured default (AWS's: BucketOwnerEnforced); under
+ * BucketOwnerEnforced an ACL granting anyone but the owner is InvalidBucketAclWithObjectOwnership.
  */
-export function objectOwnershipOf(req: S3Request, acl: string): ObjectOwnership | undefined {
-  const value = req.header('x-amz-object-ownership');
-  if (value === undefined) return undefined;
+export function objectOwnershipOf(req: S3Request, acl: string, byDefault: ObjectOwnership): ObjectOwnership {
+  const value = req.header('x-amz-object-ownership') ?? byDefault;
   if (!isObjectOwnership(value))
     throw new S3Error('InvalidArgument', 'Invalid x-amz-object-ownership header', { extra: { ArgumentName: 'x-amz-object-ownership', ArgumentValue: value } });
-  refuseAclWithEnforced(value, Object.keys(req.headers).some((h) => h.startsWith('x-amz-grant-')) ? 'grants' : acl);
+  refuseAclWithEnforced(value, acl, req.owner!);
   return value;
 }

@@ -4,7 +4,6 @@ import type { BucketsService } from '@ostore/s3/core';
 import { BUCKETS_SERVICE } from '../../services';
 import { GATEWAY_CONFIG } from '../../tokens';
 import type { GatewayConfig } from '../../../config/gateway.config';
-import { cannedAclOf } from '../../object-http';
 import { objectOwnershipOf } from './create-bucket-ownership';
 import { readSmallBody, sendEmpty } from '../../responses';
 import type { S3Handler } from '../../s3-handler';
@@ -22,8 +21,8 @@ export class CreateBucketHandler implements S3Handler {
 
   async handle(req: S3Request): Promise<void> {
     validateBucketName(req.bucket!);
-    const acl = cannedAclOf(req) ?? 'private';
-    const ownership = objectOwnershipOf(req, acl);
+    const acl = req.requestedAcl ?? 'private';
+    const ownership = objectOwnershipOf(req, acl, this.config.s3.defaultObjectOwnership);
     const body = await readSmallBody(req);
     const location = body.length ? parseCreateBucketConfiguration(body.toString('utf8')).locationConstraint ?? '' : '';
     // checked before the create, so two racing creates may pass it together: the limit may be
@@ -32,7 +31,7 @@ export class CreateBucketHandler implements S3Handler {
       throw S3Error.fromCode('TooManyBuckets', 'You have attempted to create more buckets than allowed');
     }
     await this.buckets.create({ name: req.bucket!, owner: req.owner!, location: location || this.config.s3.region, acl });
-    if (ownership) await this.buckets.setAccessSettings(req.bucket!, { objectOwnership: ownership });
+    await this.buckets.setAccessSettings(req.bucket!, { objectOwnership: ownership });
     sendEmpty(req, 200, { Location: `/${req.bucket}` });
   }
 }

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { parseXmlBody, S3Error, toXml, xmlChildren, xmlLeaf } from '@ostore/s3/protocol';
 import type { BucketsService } from '@ostore/s3/core';
-import { isObjectOwnership, ObjectOwnership } from '@ostore/s3/policy';
+import { AclUser, decodeAcl, isObjectOwnership, ObjectOwnership } from '@ostore/s3/policy';
 import { BUCKETS_SERVICE } from '../../services';
 import { readSmallBody, sendEmpty, sendXml } from '../../responses';
 import type { S3Handler } from '../../s3-handler';
@@ -18,8 +18,9 @@ export function parseOwnershipControls(text: string): ObjectOwnership {
 }
 
 /** BucketOwnerEnforced needs a bucket ACL that grants nobody but the owner (AWS's InvalidBucketAclWithObjectOwnership). */
-export function refuseAclWithEnforced(ownership: string | undefined, acl: string): void {
-  if (ownership === 'BucketOwnerEnforced' && acl !== 'private' && acl !== 'bucket-owner-full-control')
+export function refuseAclWithEnforced(ownership: string | undefined, acl: string, owner: AclUser): void {
+  const ownerOnly = decodeAcl(acl, owner).every((g) => g.grantee.type === 'CanonicalUser' && g.grantee.id === owner.id);
+  if (ownership === 'BucketOwnerEnforced' && !ownerOnly)
     throw S3Error.fromCode('InvalidBucketAclWithObjectOwnership', "Bucket cannot have ACLs set with ObjectOwnership's BucketOwnerEnforced setting", { httpStatus: 400 });
 }
 
@@ -32,7 +33,7 @@ export class PutBucketOwnershipControlsHandler implements S3Handler {
 
   async handle(req: S3Request): Promise<void> {
     const ownership = parseOwnershipControls((await readSmallBody(req)).toString('utf8'));
-    refuseAclWithEnforced(ownership, req.target.acl);
+    refuseAclWithEnforced(ownership, req.target.acl, req.target.owner);
     await this.buckets.setAccessSettings(req.target.name, { objectOwnership: ownership });
     sendEmpty(req, 200);
   }

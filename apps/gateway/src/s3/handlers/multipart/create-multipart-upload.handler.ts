@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { S3Error, toXml } from '@ostore/s3/protocol';
 import type { ChecksumAlgorithm, MultipartService } from '@ostore/s3/core';
 import { MULTIPART_SERVICE } from '../../services';
-import { CHECKSUM_ALGORITHMS, metaFromHeaders } from '../../object-http';
+import { CHECKSUM_ALGORITHMS, metaFromHeaders, objectOwnerOf } from '../../object-http';
 import { readSmallBody, sendXml } from '../../responses';
 import type { S3Handler } from '../../s3-handler';
 import type { S3Request } from '../../s3-request';
@@ -23,7 +23,7 @@ export class CreateMultipartUploadHandler implements S3Handler {
     const upload = await this.multipart.create({
       bucket: req.target,
       key: req.key!,
-      owner: req.owner ?? req.bucketInfo!.owner,
+      owner: objectOwnerOf(req),
       meta: metaFromHeaders(req),
       checksumAlgorithm: alg as ChecksumAlgorithm | undefined,
     });

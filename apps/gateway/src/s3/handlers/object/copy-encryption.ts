@@ -1,4 +1,5 @@
 import type { ObjectMeta, ObjectsService, ObjectVersion } from '@ostore/s3/core';
+import { objectOwnerOf } from '../../object-http';
 import type { S3Request } from '../../s3-request';
 import type { ReadEncryption, WriteEncryption } from '../../sse/object-encryption';
 
@@ -48,7 +49,7 @@ export async function copyReencrypted(
   const result = await objects.put({
     bucket: req.target,
     key: req.key!,
-    owner: req.owner ?? req.bucketInfo!.owner,
+    owner: objectOwnerOf(req),
     body,
     size: version.size,
     meta: newMeta,
@@ -56,5 +57,5 @@ export async function copyReencrypted(
     checksumAlgorithms: version.partCount ? [] : (Object.keys(version.checksums) as (keyof ObjectVersion['checksums'])[]),
   });
   const stored = await objects.head(req.target, req.key!, result.versionId);
-  return { ...result, lastModified: stored.lastModified };
+  return { ...result, lastModified: stored.lastModified, sourceVersionId: version.versionId };
 }

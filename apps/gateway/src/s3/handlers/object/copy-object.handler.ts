@@ -4,20 +4,20 @@ import type { BucketsService, ObjectsService } from '@ostore/s3/core';
 import { AccessControl } from '../../access';
 import { checkExpectedBucketOwner } from '../../request-checks';
 import { BUCKETS_SERVICE, OBJECTS_SERVICE } from '../../services';
-import { metaFromHeaders } from '../../object-http';
+import { metaFromHeaders, objectOwnerOf } from '../../object-http';
 import { readSmallBody, sendXml } from '../../responses';
 import type { S3Handler } from '../../s3-handler';
 import type { S3Request } from '../../s3-request';
 import { ObjectEncryption } from '../../sse/object-encryption';
 import { copyReencrypted, sharesStoredBytes } from './copy-encryption';
 
-/** Reads the copy source as the requester would GET it (existence, ACL, x-amz-copy-source-if-*). */
+/** Reads the copy source as the requester would GET it (existence, the source bucket's policy and ACLs, x-amz-copy-source-if-*). */
 export async function checkCopySource(req: S3Request, buckets: BucketsService, objects: ObjectsService, access: AccessControl) {
   const source = parseCopySource(req.header('x-amz-copy-source')!);
   const sourceBucket = await buckets.get(source.bucket);
   checkExpectedBucketOwner(req.header('x-amz-source-expected-bucket-owner'), sourceBucket.owner.id);
   const version = await objects.head(source.bucket, source.key, source.versionId);
-  if (!access.isCopySourceReadAllowed(req, sourceBucket.owner.id, version.owner.id, version.meta.acl)) throw new S3Error('AccessDenied', 'Access Denied');
+  if (!(await access.mayReadCopySource(req, sourceBucket, source.key, source.versionId, version))) throw new S3Error('AccessDenied', 'Access Denied');
   const outcome = evaluateCopySourcePreconditions(
     {
       ifMatch: req.header('x-amz-copy-source-if-match'),
@@ -69,7 +69,7 @@ export class CopyObjectHandler implements S3Handler {
           source: { ...source, versionId: version.versionId },
           bucket: req.target,
           key: req.key!,
-          owner: req.owner ?? req.bucketInfo!.owner,
+          owner: objectOwnerOf(req),
           ...directives,
           meta,
         })

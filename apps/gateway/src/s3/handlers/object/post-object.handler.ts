@@ -23,7 +23,7 @@ import { Clock } from '@ostore/shared/clock';
 import type { GatewayConfig } from '../../../config/gateway.config';
 import { AccessControl } from '../../access';
 import { Authenticator } from '../../authenticator';
-import { CANNED_ACLS, CHECKSUM_ALGORITHMS } from '../../object-http';
+import { CANNED_ACLS, CHECKSUM_ALGORITHMS, objectOwnerOf } from '../../object-http';
 import { sendEmpty, sendXml } from '../../responses';
 import { OBJECTS_SERVICE } from '../../services';
 import type { S3Handler } from '../../s3-handler';
@@ -122,7 +122,7 @@ export class PostObjectHandler implements S3Handler {
     const result = await this.objects.put({
       bucket: req.target,
       key: form.key,
-      owner: req.owner ?? req.target.owner,
+      owner: objectOwnerOf(req),
       body: form.file.stream.pipe(counted),
       meta,
       checksumAlgorithms: checksums.algorithms,

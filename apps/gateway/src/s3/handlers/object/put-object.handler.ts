@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { ObjectsService } from '@ostore/s3/core';
 import { OBJECTS_SERVICE } from '../../services';
-import { announcedLength, bodyVerifier, contentMd5Of, metaFromHeaders, requestedChecksums } from '../../object-http';
+import { announcedLength, bodyVerifier, contentMd5Of, metaFromHeaders, objectOwnerOf, requestedChecksums } from '../../object-http';
 import { sendEmpty } from '../../responses';
 import type { S3Handler } from '../../s3-handler';
 import type { S3Request } from '../../s3-request';
@@ -31,7 +31,7 @@ export class PutObjectHandler implements S3Handler {
     const result = await this.objects.put({
       bucket: req.target,
       key: req.key!,
-      owner: req.owner ?? req.bucketInfo!.owner,
+      owner: objectOwnerOf(req),
       body: req.body,
       size,
       meta: encryption ? { ...meta, sse: encryption.sse } : meta,

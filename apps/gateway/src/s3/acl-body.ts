@@ -1,0 +1,27 @@
+import { S3Error } from '@ostore/s3/protocol';
+import { AclError, decodePublicAccessBlock, encodeAclGrants, isAclPublic } from '@ostore/s3/policy';
+import { parseAclXml } from './acl-xml';
+import type { AclResolver } from './acl-request';
+import { readSmallBody } from './responses';
+import type { S3Request } from './s3-request';
+
+/**
+ * The stored ACL a PutBucketAcl / PutObjectAcl sets: its `x-amz-acl` / `x-amz-grant-*` headers
+ * (resolved by the access check), or its AccessControlPolicy body, whose Owner must be the
+ * resource's owner (AccessDenied otherwise) and whose grants must resolve. Headers and a body
+ * together are UnexpectedContent, neither is MalformedACLError; a public body on a bucket with
+ * BlockPublicAcls is AccessDenied (the headers' case is refused by the policy gate).
+ */
+export async function aclToSet(req: S3Request, resolver: AclResolver, ownerId: string): Promise<string> {
+  const body = await readSmallBody(req);
+  if (body.length === 0) {
+    if (req.requestedAcl === undefined) throw new AclError('MalformedACLError', 'The XML you provided was not well-formed or did not validate against our published schema');
+    return req.requestedAcl;
+  }
+  if (req.requestedAcl !== undefined) throw new S3Error('UnexpectedContent', 'This request does not support content');
+  const doc = parseAclXml(body.toString('utf8'));
+  if (doc.ownerId !== undefined && doc.ownerId !== ownerId) throw new S3Error('AccessDenied', 'Access Denied');
+  const grants = await resolver.resolve(doc.grants);
+  if (isAclPublic(grants) && decodePublicAccessBlock(req.target.publicAccessBlock)?.blockPublicAcls) throw new S3Error('AccessDenied', 'Access Denied');
+  return encodeAclGrants(grants);
+}
