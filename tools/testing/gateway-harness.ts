@@ -65,7 +65,8 @@ export async function startGateway(label: string, extraEnv: Record<string, strin
           await res.text();
           return res.status === 200 ? true : undefined;
         },
-        90000,
+        // a loaded machine applies the migrations slowly; OSTORE_TEST_GATEWAY_READY_MS waits longer
+        Number(process.env['OSTORE_TEST_GATEWAY_READY_MS'] ?? 90000),
       );
     } catch (e) {
       await p.stop();
