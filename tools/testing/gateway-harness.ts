@@ -65,8 +65,8 @@ export async function startGateway(label: string, extraEnv: Record<string, strin
           await res.text();
           return res.status === 200 ? true : undefined;
         },
-        // its boot migrates a fresh keyspace: minutes on a loaded machine
-        240_000,
+        // a loaded machine applies the migrations slowly; OSTORE_TEST_GATEWAY_READY_MS overrides
+        Number(process.env['OSTORE_TEST_GATEWAY_READY_MS'] ?? 240000),
       );
     } catch (e) {
       await p.stop();

@@ -66,7 +66,7 @@ describe('server-side encryption', () => {
     db = new CassandraClient(cassandraOptions(gw.keyspace));
     await db.connect();
     await s3.send(new CreateBucketCommand({ Bucket }));
-  });
+  }, 600_000);
   afterAll(async () => {
     await db?.shutdown();
     await gw?.stop();
@@ -237,5 +237,5 @@ describe('server-side encryption', () => {
     s3 = gw.client();
     expect((await get('rotate-new')).bytes.equals(plain)).toBe(true);
     expect((await s3Error(s3.send(new GetObjectCommand({ Bucket, Key: 'rotate-old' })))).$metadata.httpStatusCode).toBe(500);
-  });
+  }, 900_000);
 });

@@ -70,7 +70,8 @@ export function refuseUnsupportedHeaders(operation: string, headers: HttpHeaders
       if (algorithm === 'AES256' && !SSE_S3_OPERATIONS.has(operation))
         throw notImplemented('Server-side encryption of multipart uploads (SSE-S3, AES256)', 'x-amz-server-side-encryption');
       if (algorithm === 'aws:kms' || algorithm === 'aws:kms:dsse') throw notImplemented('Server-side encryption with KMS keys (SSE-KMS)', 'x-amz-server-side-encryption');
-      if (algorithm !== 'AES256') throw new S3Error('InvalidArgument', 'The encryption method specified is not supported', {
+      if (algorithm !== 'AES256')
+        throw new S3Error('InvalidArgument', 'The encryption method specified is not supported', {
           extra: { ArgumentName: 'x-amz-server-side-encryption', ArgumentValue: algorithm },
         });
     }
