@@ -24,7 +24,9 @@ describe('sealed segments', () => {
     const streamed = await through(sealStream(key), plain, 7919);
     expect(streamed.length).toBe(sealedSize(n));
     expect(sealBuffer(key, plain).length).toBe(sealedSize(n));
-    expect(streamed.includes(plain.subarray(0, Math.min(n, 32)))).toBe(false);
+    // a run of 16+ plaintext bytes inside the sealed bytes would mean it was stored in clear; a
+    // shorter body may appear in random ciphertext by chance (1 byte: ~11 % of runs), so is not checked
+    if (n >= 16) expect(streamed.includes(plain.subarray(0, Math.min(n, 32)))).toBe(false);
     expect(openBuffer(key, streamed, n).equals(plain)).toBe(true);
   });
 
