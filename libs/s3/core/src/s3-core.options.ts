@@ -38,6 +38,13 @@ export interface S3CoreSettings {
    * commit). See FolderCache for what a folder-row cleanup must then respect.
    */
   folderCacheTtlMs: number;
+  /**
+   * The longest a version's partition mutation can be in flight, from its vts to its landing (ms):
+   * twice the Cassandra request timeout plus a margin for clock skew between gateways. A writer
+   * sends its mutation within half of it (else it checks the index itself); an index repair is
+   * looked at again this long after it (see IndexRechecks).
+   */
+  indexFlightMs: number;
 }
 
 export const defaultS3CoreSettings: S3CoreSettings = {
@@ -50,4 +57,5 @@ export const defaultS3CoreSettings: S3CoreSettings = {
   rowBodyMaxBytes: 8 * 1024,
   bucketCacheTtlMs: 2000,
   folderCacheTtlMs: 0,
+  indexFlightMs: 25_000,
 };

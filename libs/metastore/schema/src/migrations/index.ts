@@ -11,6 +11,7 @@ import { quotaLedger } from './009-quota-ledger';
 import { scanSnapshots } from './010-scan-snapshots';
 import { bucketAccess } from './011-bucket-access';
 import { bucketCors } from './012-bucket-cors';
+import { nullRowSummary } from './013-null-row-summary';
 
 /** Every migration, in version order. Append only: a landed migration is never edited. */
 export const migrations: Migration[] = [
@@ -26,4 +27,5 @@ export const migrations: Migration[] = [
   scanSnapshots,
   bucketAccess,
   bucketCors,
+  nullRowSummary,
 ];
