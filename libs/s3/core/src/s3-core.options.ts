@@ -24,7 +24,8 @@ export interface S3CoreSettings {
    * Inline bodies up to this many bytes are stored in the version's `versions` row itself (with a
    * snapshot of its metadata), so that GET makes one Cassandra read; larger inline bodies stay in
    * `version_meta` (two reads). The bytes make the directory's partition larger
-   * (ListObjectVersions and the lifecycle scan read past them): keep it small. 0: never.
+   * (ListObjectVersions and the lifecycle scan read past them). Default: 64 KiB, the inline
+   * limit, so that GET and HEAD of every inline object are one read. 0: never.
    */
   rowBodyMaxBytes: number;
   /**
@@ -54,7 +55,7 @@ export const defaultS3CoreSettings: S3CoreSettings = {
   maxKeyBytes: 1024,
   conditionalClaimTtlSeconds: 60,
   inlineBodyMaxBytes: 64 * 1024,
-  rowBodyMaxBytes: 8 * 1024,
+  rowBodyMaxBytes: 64 * 1024,
   bucketCacheTtlMs: 2000,
   folderCacheTtlMs: 0,
   indexFlightMs: 25_000,
