@@ -53,7 +53,7 @@ const schema = baseEnvSchema
     /** Bodies up to this size are stored inline in the metastore, not in blocks (0: never). */
     S3_INLINE_BODY_MAX_BYTES: envVar.int(64 * 1024, 0, 1024 * 1024),
     /** Inline bodies up to this size are stored in the version row itself: GET is one read. */
-    S3_ROW_BODY_MAX_BYTES: envVar.int(8 * 1024, 0, 64 * 1024),
+    S3_ROW_BODY_MAX_BYTES: envVar.int(64 * 1024, 0, 64 * 1024),
     /** How long a bucket row is reused; another gateway's bucket change is seen after at most this. */
     S3_BUCKET_CACHE_MS: envVar.int(2000, 0, 60000),
     /** How long a folder row this gateway wrote is not rewritten by its later PUTs (0: always write). */

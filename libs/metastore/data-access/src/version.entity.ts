@@ -57,6 +57,14 @@ export interface VersionLocator {
   vid: string;
 }
 
+/**
+ * A null row found through its `null_versions` mirror, with what removing it needs (migration 013);
+ * `summary` is absent for a mirror written before that migration.
+ */
+export interface NullRowRef extends VersionLocator {
+  summary?: { size: number; isDeleteMarker: boolean; isGhost: boolean; bodyInRow: boolean };
+}
+
 /** One block of a version's manifest (`version_blocks`), in body order. */
 export interface BlockEntry {
   blockId: string;

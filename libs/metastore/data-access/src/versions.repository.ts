@@ -3,7 +3,7 @@ import type { CassandraClient } from '@ostore/shared/cassandra';
 import { encodeMetaSnapshot } from './meta-snapshot';
 import { forEachLimited, mapOf, nameRangeCql, NameRange, num, optNum, Statement, str, ts } from './statement';
 import { readNameRange, SplitPoints } from './tombstone-slices';
-import type { BlockEntry, RowExtras, RowReadOptions, VersionLocator, VersionMetaRow, VersionRow } from './version.entity';
+import type { BlockEntry, NullRowRef, RowExtras, RowReadOptions, VersionLocator, VersionMetaRow, VersionRow } from './version.entity';
 import { columnsOf, META_COLUMNS, VERSION_COLUMNS, versionMetaRowOf, versionRowOf } from './version-row.mapper';
 
 const BLOCK_BATCH = 100;
@@ -51,13 +51,22 @@ export class VersionsRepository {
     return r ? versionRowOf(r) : undefined;
   }
 
-  /** Every null row of a key, newest first (normally one; more only while writers race). */
-  async nullRows(bucketId: string, parent: string, name: string): Promise<VersionLocator[]> {
+  /** Every null row of a key, newest first (normally one; more only while writers race), with its summary. */
+  async nullRows(bucketId: string, parent: string, name: string): Promise<NullRowRef[]> {
     const rs = await this.client.execute(
-      `SELECT vts, vid FROM null_versions WHERE bucket_id = ? AND parent = ? AND name = ?`,
+      `SELECT vts, vid, size, is_delete_marker, is_ghost, body_in_row FROM null_versions WHERE bucket_id = ? AND parent = ? AND name = ?`,
       [bucketId, parent, name],
     );
-    return rs.rows.map((r) => ({ bucketId, parent, name, vts: num(r['vts']), vid: str(r['vid']) }));
+    return rs.rows.map((r) => ({
+      bucketId,
+      parent,
+      name,
+      vts: num(r['vts']),
+      vid: str(r['vid']),
+      ...(r['size'] === null || r['size'] === undefined
+        ? {}
+        : { summary: { size: num(r['size']), isDeleteMarker: !!r['is_delete_marker'], isGhost: !!r['is_ghost'], bodyInRow: !!r['body_in_row'] } }),
+    }));
   }
 
   /**
@@ -187,9 +196,10 @@ export class VersionsRepository {
       },
     ];
     if (row.isNull) {
+      // with what removing it needs (migration 013), so the next null writer need not read the row
       out.push({
-        query: `INSERT INTO null_versions (bucket_id, parent, name, vts, vid) VALUES (?, ?, ?, ?, ?) ${using}`,
-        params: [row.bucketId, row.parent, row.name, ts(row.vts), row.vid, ...usingParams],
+        query: `INSERT INTO null_versions (bucket_id, parent, name, vts, vid, size, is_delete_marker, is_ghost, body_in_row) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ${using}`,
+        params: [row.bucketId, row.parent, row.name, ts(row.vts), row.vid, ts(row.size), row.isDeleteMarker, row.isGhost, !!extras.inlineBody, ...usingParams],
       });
     }
     return out;

@@ -1,4 +1,4 @@
-import { DynamicModule, InjectionToken, Module, ModuleMetadata, Provider } from '@nestjs/common';
+import { BeforeApplicationShutdown, DynamicModule, Inject, Injectable, InjectionToken, Module, ModuleMetadata, Provider } from '@nestjs/common';
 import { CassandraClient } from '@ostore/shared/cassandra';
 import { Clock } from '@ostore/shared/clock';
 import { JsonLogger, MetricsRegistry } from '@ostore/shared/observability';
@@ -31,6 +31,16 @@ function usageRecorderProvider(recorder: UsageRecorder | InjectionToken | undefi
     : { provide: USAGE_RECORDER, useExisting: recorder as InjectionToken };
 }
 
+/** At shutdown, runs the index re-checks still pending at once (see IndexRechecks). */
+@Injectable()
+class IndexRechecksAtShutdown implements BeforeApplicationShutdown {
+  constructor(@Inject(S3Core) private readonly core: S3Core) {}
+
+  beforeApplicationShutdown(): Promise<void> {
+    return this.core.store.indexRechecks.stop();
+  }
+}
+
 /**
  * The S3 core services under the tokens of api.ts. Needs, from the app: CassandraClient
  * (CassandraModule), Clock (ClockModule), JsonLogger (ObservabilityModule) — all global — and a
@@ -45,10 +55,20 @@ export class S3CoreModule {
       { provide: Metastore, useFactory: (c: CassandraClient) => new Metastore(c), inject: [CassandraClient] },
       {
         provide: S3Core,
-        useFactory: (ms: Metastore, blocks: BlockManager, clock: Clock, logger: JsonLogger, usage: UsageRecorder, registry?: MetricsRegistry) =>
-          createS3Core({ metastore: ms, blocks, clock, logger, usage, settings: options.settings, quotaMetrics: registry && new QuotaMetrics(registry) }),
-        inject: [Metastore, options.blockManager ?? BLOCK_MANAGER, Clock, JsonLogger, USAGE_RECORDER, { token: MetricsRegistry, optional: true }],
+        useFactory: (ms: Metastore, blocks: BlockManager, clock: Clock, logger: JsonLogger, usage: UsageRecorder, db: CassandraClient, registry?: MetricsRegistry) =>
+          createS3Core({
+            metastore: ms,
+            blocks,
+            clock,
+            logger,
+            usage,
+            // a mutation is sent within one request timeout of its vts and lands within another
+            settings: { indexFlightMs: 2 * db.options.requestTimeoutMs + 1000, ...options.settings },
+            quotaMetrics: registry && new QuotaMetrics(registry),
+          }),
+        inject: [Metastore, options.blockManager ?? BLOCK_MANAGER, Clock, JsonLogger, USAGE_RECORDER, CassandraClient, { token: MetricsRegistry, optional: true }],
       },
+      IndexRechecksAtShutdown,
       { provide: BUCKETS_SERVICE, useFactory: (core: S3Core) => core.buckets, inject: [S3Core] },
       { provide: OBJECTS_SERVICE, useFactory: (core: S3Core) => core.objects, inject: [S3Core] },
       { provide: MULTIPART_SERVICE, useFactory: (core: S3Core) => core.multipart, inject: [S3Core] },

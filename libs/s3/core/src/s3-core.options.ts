@@ -26,7 +26,8 @@ export interface S3CoreSettings {
    * Inline bodies up to this many bytes are stored in the version's `versions` row itself (with a
    * snapshot of its metadata), so that GET makes one Cassandra read; larger inline bodies stay in
    * `version_meta` (two reads). The bytes make the directory's partition larger
-   * (ListObjectVersions and the lifecycle scan read past them): keep it small. 0: never.
+   * (ListObjectVersions and the lifecycle scan read past them). Default: 64 KiB, the inline
+   * limit, so that GET and HEAD of every inline object are one read. 0: never.
    */
   rowBodyMaxBytes: number;
   /**
@@ -42,6 +43,13 @@ export interface S3CoreSettings {
   folderCacheTtlMs: number;
   /** How quota admissions share ledger reads and batch ledger updates (see QuotaGuard). */
   quota: QuotaLedgerSettings;
+  /**
+   * The longest a version's partition mutation can be in flight, from its vts to its landing (ms):
+   * twice the Cassandra request timeout plus a margin for clock skew between gateways. A writer
+   * sends its mutation within half of it (else it checks the index itself); an index repair is
+   * looked at again this long after it (see IndexRechecks).
+   */
+  indexFlightMs: number;
 }
 
 export const defaultS3CoreSettings: S3CoreSettings = {
@@ -51,8 +59,9 @@ export const defaultS3CoreSettings: S3CoreSettings = {
   maxKeyBytes: 1024,
   conditionalClaimTtlSeconds: 60,
   inlineBodyMaxBytes: 64 * 1024,
-  rowBodyMaxBytes: 8 * 1024,
+  rowBodyMaxBytes: 64 * 1024,
   bucketCacheTtlMs: 2000,
   folderCacheTtlMs: 0,
   quota: defaultQuotaLedgerSettings,
+  indexFlightMs: 25_000,
 };

@@ -5,6 +5,7 @@ import type { ContextLogger } from '@ostore/shared/observability';
 import {
   BlockEntry,
   Metastore,
+  NullRowRef,
   RowExtras,
   RowReadOptions,
   VersionLocator,
@@ -15,6 +16,7 @@ import type { ChecksumAlgorithm, ObjectMeta, Owner } from './api';
 import { normalizeEtag } from './checksums';
 import { invalidVersionId, noSuchKey, s3err } from './errors';
 import { FolderCache } from './folder-cache';
+import { IndexRechecks } from './index-rechecks';
 import { folderRowsOf, splitKey } from './keys';
 import type { S3CoreSettings } from './s3-core.options';
 import type { QuotaGuard } from './quota/quota-guard';
@@ -56,6 +58,15 @@ export interface CommitSpec {
   deferNullConvergence?: boolean;
 }
 
+/** What removeVersion knew of the version it removed (the row, or its null summary). */
+export interface RemovedVersion {
+  size: number;
+  isDeleteMarker: boolean;
+  isGhost: boolean;
+  /** The body was in the row (truthy: no blocks), as VersionRow.inlineBody. */
+  inlineBody?: Buffer | boolean;
+}
+
 /** Whether an `objects` row showing `indexVid` (undefined: no row) agrees with the newest version row. */
 function agrees(newest: VersionRow | undefined, indexVid: string | undefined): boolean {
   if (!newest || newest.isDeleteMarker) return indexVid === undefined;
@@ -74,10 +85,11 @@ function agrees(newest: VersionRow | undefined, indexVid: string | undefined): b
  *      1-2: neither depends on the other, both complete before step 4;
  *   4. ONE mutation of the key's (bucket_id, parent) partition: the version row, its null mirror,
  *      and the `objects` index write or delete, all at `vts` — the moment the version appears;
- *   5. check that the `objects` row agrees with the newest version (see checkIndex);
- *   6. for a null version: converge the key's null rows (below) — concurrently with step 5.
- * A small unconditional PUT is thus three round trips: [meta ‖ folders] → mutation → [index
- * check ‖ null rows].
+ *   5. only for a mutation sent late (see "who checks the index"): check that the `objects` row
+ *      agrees with the newest version (checkIndex);
+ *   6. for a null version: converge the key's null rows (below).
+ * A small unconditional PUT is thus two round trips in a versioned bucket ([meta ‖ folders] →
+ * mutation, no read) and three with null versions (→ the null rows: one read).
  *
  * No Paxos: concurrent writers of a key are ordered by vts (unique per process, markers winning
  * ties) in `versions`, and the `objects` row uses vts as its write timestamp, so both converge on
@@ -86,9 +98,20 @@ function agrees(newest: VersionRow | undefined, indexVid: string | undefined): b
  * Null versions: each writer of a null row re-reads the key's null rows AFTER its own mutation and
  * removes every null row but the newest. Whichever of two racing writers re-reads last sees both
  * rows, so exactly one null version survives; readers meanwhile only ever show the newest.
+ *
+ * Who checks the index. Writers alone converge (every one writes the index at its own vts); only a
+ * repair (reconcileIndex: a permanent delete of the current version, a lifecycle expiration or
+ * transition) writes above the version it shows and can hide the index write of a writer still in
+ * flight. Invariant: a writer sends its mutation within `indexFlightMs / 2` of its vts, or it reads
+ * the index back after landing (checkIndex; multipart completion's early vid, a very slow manifest);
+ * a repair is looked at again `indexFlightMs` after its timestamp (IndexRechecks), when every
+ * mutation it may have hidden has landed. So an unconditional PUT reads nothing for the index, and
+ * the index agrees with the newest version once the repairs' re-checks have run.
  */
 export class VersionStore extends VersionData {
   private readonly folderCache: FolderCache;
+  /** The delayed second look of index repairs (see "who checks the index"). */
+  readonly indexRechecks: IndexRechecks;
 
   constructor(
     ms: Metastore,
@@ -102,6 +125,7 @@ export class VersionStore extends VersionData {
   ) {
     super(ms, blocks, settings, usage, quota);
     this.folderCache = new FolderCache(clock, settings.folderCacheTtlMs);
+    this.indexRechecks = new IndexRechecks(clock, settings.indexFlightMs, (b, p, n, floor) => this.reconcileIndex(b, p, n, floor), log);
   }
 
   /** Upserts the folder rows of `table` this process has not written lately (see FolderCache). */
@@ -195,15 +219,19 @@ export class VersionStore extends VersionData {
         ? this.ms.objects.putStatement(bucketId, parent, name, indexEntryOf(row), row.vts)
         : this.ms.objects.deleteStatement(bucketId, parent, name, row.vts),
     );
+    // Sent later than a repair's re-check allows for (see "who checks the index"): we check ourselves.
+    const sentLate = this.nowMicros() - row.vts > this.indexRechecks.sendBoundMicros;
     // If this mutation times out it may still have been applied: the references stay (a leak the
     // checker can find), never released while a visible version might use them.
     await this.ms.applyPartitionMutation(statements);
     // Steps 5 and 6 both only need our mutation to have landed; each tolerates the other (and
     // other writers) running at the same time, so they go out together.
     await Promise.all([
-      this.checkIndex(row).catch((err: unknown) =>
-        this.log.warn('index check after commit failed', { bucket: spec.bucket.name, key: spec.key, err: (err as Error).message }),
-      ),
+      sentLate
+        ? this.checkIndex(row).catch((err: unknown) =>
+            this.log.warn('index check after commit failed', { bucket: spec.bucket.name, key: spec.key, err: (err as Error).message }),
+          )
+        : undefined,
       spec.isNull && !spec.deferNullConvergence
         ? this.convergeNulls(spec.bucket, parent, name).catch((err: unknown) =>
             this.log.warn('null version cleanup failed; the next write of the key retries it', {
@@ -217,10 +245,20 @@ export class VersionStore extends VersionData {
     return row;
   }
 
-  /** Removes every null row of the key but the newest (their blocks released). */
+  /**
+   * Removes every null row of the key but the newest (their blocks released). A single stale row
+   * (the usual overwrite) is removed from its `null_versions` summary (migration 013), without
+   * reading the row. Two convergers can never both see exactly one stale row that is the same
+   * row (each read follows its own landing, so one of them sees the other's row too); the one
+   * seeing more reads each row first, and finds it gone if the other removed it, so a removal
+   * is reported once, as when every row was read.
+   */
   async convergeNulls(bucket: BucketKey, parent: string, name: string): Promise<void> {
-    const rows = await this.ms.versions.nullRows(bucket.bucketId, parent, name);
-    for (const loc of rows.slice(1)) await this.removeVersion(bucket, loc, true);
+    const stale = (await this.ms.versions.nullRows(bucket.bucketId, parent, name)).slice(1);
+    for (const ref of stale) {
+      const { summary, ...loc } = ref;
+      await this.removeVersion(bucket, stale.length === 1 && summary ? ref : loc, true);
+    }
   }
 
   /**
@@ -230,10 +268,13 @@ export class VersionStore extends VersionData {
    *
    * The row is read with its body column: a body kept in the row means the version has no blocks
    * (CommitSpec.inlineBody), so neither `version_blocks` is read nor its partition deleted (one
-   * read and one tombstone less for every overwrite or delete of a small object).
+   * read and one tombstone less for every overwrite or delete of a small object). A null row's
+   * `null_versions` summary (NullRowRef) tells the same without reading the row; the answer then
+   * carries only what the summary knows.
    */
-  async removeVersion(bucket: BucketKey, loc: VersionLocator, isNull: boolean): Promise<VersionRow | undefined> {
-    const row = await this.ms.versions.get(loc, { body: true });
+  async removeVersion(bucket: BucketKey, loc: VersionLocator | NullRowRef, isNull: boolean): Promise<RemovedVersion | undefined> {
+    const known = 'summary' in loc ? loc.summary : undefined;
+    const row: RemovedVersion | undefined = known ? { ...known, inlineBody: known.bodyInRow } : await this.ms.versions.get(loc, { body: true });
     const at = Math.max(this.nowMicros(), loc.vts + 1);
     await this.ms.applyPartitionMutation(this.ms.versions.deleteStatements(loc, isNull, at));
     if (row?.inlineBody && !row.isDeleteMarker) {
@@ -247,11 +288,12 @@ export class VersionStore extends VersionData {
   }
 
   /**
-   * After its mutation landed, a writer checks that the `objects` row still agrees with the newest
-   * version (one read when it shows our version or, for a marker, nothing). It can disagree only
-   * if a permanent delete of a newer version repaired the index while our mutation was in flight
-   * (the repair had to write above the deleted version's timestamp, hiding our write); the last
-   * writer to land then repairs it again, so the index converges.
+   * After its mutation landed, a writer that sent it late checks that the `objects` row still
+   * agrees with the newest version (one read when it shows our version or, for a marker, nothing).
+   * It can disagree only if a permanent delete of a newer version repaired the index while our
+   * mutation was in flight (the repair had to write above the deleted version's timestamp, hiding
+   * our write); we then repair it again. Writers that sent in time leave this to the repair's
+   * delayed re-check (IndexRechecks).
    */
   private async checkIndex(row: VersionRow): Promise<void> {
     const cur = await this.ms.objects.get(row.bucketId, row.parent, row.name);
@@ -270,10 +312,12 @@ export class VersionStore extends VersionData {
    * max(newest vts, floor + 1, current cell + 1), `floor` being the highest vts known to have
    * touched the row, and re-reads until both agree. When the row stays absent (a tombstone above
    * our write), the next attempt writes at a fresh vts, which is above every timestamp issued so
-   * far. A repair may thus hide a write still in flight; that writer's own check repairs again.
+   * far. A repair may thus hide a write still in flight: every write here is looked at again once
+   * such writes have landed (IndexRechecks), or by the writer itself when it sent late.
    */
   async reconcileIndex(bucketId: string, parent: string, name: string, floor: number): Promise<void> {
     for (let attempt = 0; attempt < 10; attempt++) {
+      const readAtMs = this.clock.nowMs();
       const [newest] = await this.ms.versions.newest(bucketId, parent, name, 1);
       const cur = await this.ms.objects.get(bucketId, parent, name);
       if (agrees(newest, cur?.entry.vid)) return;
@@ -286,6 +330,7 @@ export class VersionStore extends VersionData {
         at = Math.max(cur!.writetime, newest?.vts ?? 0);
         await this.ms.objects.execute(this.ms.objects.deleteStatement(bucketId, parent, name, at));
       }
+      this.indexRechecks.afterRepair(bucketId, parent, name, at, readAtMs);
       floor = Math.max(floor, at);
     }
     this.log.warn('index repair did not settle; the next write of the key repairs it', { bucketId, parent, name });

@@ -11,6 +11,7 @@ import { quotaLedger } from './009-quota-ledger';
 import { scanSnapshots } from './010-scan-snapshots';
 import { bucketAccess } from './011-bucket-access';
 import { bucketCors } from './012-bucket-cors';
+import { nullRowSummary } from './013-null-row-summary';
 import { folderGcGrace } from './014-folder-gc-grace';
 import { encryption } from './016-encryption';
 
@@ -28,6 +29,7 @@ export const migrations: Migration[] = [
   scanSnapshots,
   bucketAccess,
   bucketCors,
+  nullRowSummary,
   folderGcGrace,
   encryption,
 ];

@@ -231,6 +231,7 @@ export class CassandraLifecycleStore implements LifecycleStore {
     }
     await this.ms.applyPartitionMutation(statements);
     if (indexAt > 0) {
+      this.store.indexRechecks.afterRepair(bucket.bucketId, parent, name, indexAt);
       const [newest] = await this.ms.versions.newest(bucket.bucketId, parent, name, 1);
       if (newest?.vid !== row.vid) await this.store.reconcileIndex(bucket.bucketId, parent, name, indexAt);
     }

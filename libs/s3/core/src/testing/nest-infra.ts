@@ -11,7 +11,8 @@ import { JsonLogger } from '@ostore/shared/observability';
 @Global()
 @Module({
   providers: [
-    { provide: CassandraClient, useValue: {} },
+    // only its options are read (the request timeout, for the core's index re-checks)
+    { provide: CassandraClient, useValue: { options: { requestTimeoutMs: 12_000 } } },
     { provide: Clock, useValue: new FakeClock() },
     { provide: JsonLogger, useValue: new JsonLogger('test', 'silent') },
   ],
