@@ -199,6 +199,12 @@ describe('ACL grants (AccessControlPolicy bodies, x-amz-grant-* headers, grantee
     await carol.send(new PutObjectCommand({ Bucket: 'acl-default', Key: 'by-carol', Body: 'c' }));
     expect((await owner.send(new GetObjectAclCommand({ Bucket: 'acl-default', Key: 'by-carol' }))).Owner?.ID).toBe(ownerId);
     expect((await s3Error(carol.send(new GetObjectCommand({ Bucket: 'acl-default', Key: 'by-carol' })))).name).toBe('AccessDenied');
+    // `private` from the bucket owner is the owner's full control, as bucket-owner-full-control is
+    // (rclone and s3cmd send it on every PUT); from another writer it would grant that writer
+    await owner.send(new PutObjectCommand({ Bucket: 'acl-default', Key: 'private-by-owner', Body: 'p', ACL: 'private' }));
+    await owner.send(new PutObjectCommand({ Bucket: 'acl-default', Key: 'full-control', Body: 'p', ACL: 'bucket-owner-full-control' }));
+    const foreign = await s3Error(carol.send(new PutObjectCommand({ Bucket: 'acl-default', Key: 'private-by-carol', Body: 'c', ACL: 'private' })));
+    expect([foreign.name, foreign.$metadata.httpStatusCode]).toEqual(['AccessControlListNotSupported', 400]);
   });
 
   describe("CopyObject and UploadPartCopy read the source under the source bucket's policy and ACLs", () => {

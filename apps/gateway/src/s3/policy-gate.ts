@@ -39,9 +39,13 @@ export function setsPublicAcl(req: S3Request): boolean {
  * ACL but `bucket-owner-full-control` (and `private` on the bucket's own ACL), a grant header, or
  * an AccessControlPolicy body.
  */
-export function setsAcl(req: S3Request): boolean {
+export function setsAcl(req: S3Request, isBucketOwner: boolean): boolean {
   const canned = req.header('x-amz-acl');
-  if (canned !== undefined && canned !== 'bucket-owner-full-control' && !(canned === 'private' && req.operation === 'PutBucketAcl')) return true;
+  // Under BucketOwnerEnforced the bucket owner owns every object, so `private` sent by the bucket
+  // owner is an equivalent form of bucket-owner-full-control, which AWS accepts (rclone and s3cmd
+  // send it on every PUT by default); from another user it would grant that writer, and is refused.
+  const ownerOnly = canned === 'bucket-owner-full-control' || (canned === 'private' && (isBucketOwner || req.operation === 'PutBucketAcl'));
+  if (canned !== undefined && !ownerOnly) return true;
   if (GRANT_HEADERS.some((h) => req.header(h) !== undefined)) return true;
   const acl = req.operation === 'PutBucketAcl' || req.operation === 'PutObjectAcl';
   return acl && canned === undefined && (req.header('content-length') ?? '0') !== '0';
@@ -86,7 +90,7 @@ export class PolicyGate {
       throw denied();
     }
     const enforced = bucket.objectOwnership === 'BucketOwnerEnforced';
-    if (enforced && ACL_WRITES.has(req.operation) && setsAcl(req))
+    if (enforced && ACL_WRITES.has(req.operation) && setsAcl(req, isOwner))
       throw new S3Error('AccessControlListNotSupported', 'The bucket does not allow ACLs');
     if (pab?.blockPublicAcls && ACL_WRITES.has(req.operation) && setsPublicAcl(req)) throw denied();
     const restrict = !!pab?.restrictPublicBuckets && isPolicyPublic(policy);
