@@ -1,3 +1,11 @@
+/*
+ * The whole-system usage accuracy drill (issue 10): concurrent S3 clients, lifecycle and scans,
+ * the stats app SIGKILLed and its local store lost, current usage checked against the admin
+ * recount at checkpoints. It runs in `npm run test:cluster`, not in every commit's `npm test`:
+ * 2-4 minutes, and one of its first four runs failed at the checkpoint after the lost local store
+ * when the run crossed a 5-minute boundary (cause not found yet; see the session note), so it is
+ * not yet steady enough to gate commits.
+ */
 import {
   CreateBucketCommand,
   LifecycleRule,
