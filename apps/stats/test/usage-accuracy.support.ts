@@ -4,6 +4,7 @@ import { join } from 'path';
 import { KafkaClient } from '@ostore/queue/data-access';
 import { UsageRecordOnTopic, UsageTopicReader } from '@ostore/queue/data-access/testing';
 import { appEnv, AppProcess, freshCluster, metricSum, stackEnv, waitFor } from '@ostore/testing';
+// eslint-disable-next-line @nx/enforce-module-boundaries -- the drill starts the whole system (gateway, scanner, scheduler) with the scheduler's own test helper, as deploy/test does
 import { LifecycleSystem, startLifecycleSystem } from '../../scheduler/test/lifecycle-system';
 
 /** Bytes and objects of a bucket. */

@@ -208,7 +208,12 @@ function drain(raw: IncomingMessage): Promise<void> {
 /** The object's metadata from the form's fields (the headers a PUT would carry). */
 function formMeta(fields: Map<string, string>): ObjectMeta {
   const headers = Object.fromEntries(fields);
-  // as on PutObject: encryption and Object Lock fields are refused, never ignored
+  // Browser uploads do not encrypt (SSE-S3 is built for PutObject and CopyObject only): an
+  // encryption field is refused, never ignored; then Object Lock and SSE-C/KMS as on PutObject.
+  if (fields.has('x-amz-server-side-encryption'))
+    throw new S3Error('NotImplemented', 'Server-side encryption of browser POST uploads is not implemented: the request was refused and nothing was stored unencrypted', {
+      extra: { Header: 'x-amz-server-side-encryption' },
+    });
   refuseUnsupportedHeaders('PutObject', headers);
   const acl = fields.get('acl');
   if (acl !== undefined && !CANNED_ACLS.includes(acl as CannedAcl)) throw argument('acl', `Invalid canned ACL: ${acl}`, acl);
