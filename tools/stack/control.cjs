@@ -44,7 +44,13 @@ function purgeDir(cfg, log, keepLogs) {
   if (keepLogs) {
     const dirs = [kafkaPaths(cfg).dir];
     const cdir = path.join(cfg.stackDir, 'cassandra');
-    if (fs.existsSync(cdir)) for (const d of fs.readdirSync(cdir)) dirs.push(path.join(cdir, d));
+    // node directories keep their logs; a loose file there (nodetool's logback config) just goes
+    if (fs.existsSync(cdir))
+      for (const d of fs.readdirSync(cdir)) {
+        const p = path.join(cdir, d);
+        if (fs.statSync(p).isDirectory()) dirs.push(p);
+        else fs.rmSync(p, { force: true });
+      }
     for (const dir of dirs) {
       if (!fs.existsSync(dir)) continue;
       for (const f of fs.readdirSync(dir)) if (f !== 'logs') fs.rmSync(path.join(dir, f), { recursive: true, force: true });
