@@ -293,3 +293,14 @@ export function scenariosOf(command: Command): Scenario[] {
   if (command === 'small' || command === 'large' || command === 'memory') return [command];
   return [];
 }
+
+/**
+ * A positive whole-number flag of a one-off bench script (`--name 12`), else `fallback`; anything
+ * else is refused with a message that names the flag.
+ */
+export function positiveIntFlag(argv: string[], name: string, fallback: number): number {
+  const i = argv.indexOf(`--${name}`);
+  const v = i >= 0 ? Number(argv[i + 1]) : fallback;
+  if (!Number.isInteger(v) || v <= 0) throw new Error(`--${name} needs a positive whole number`);
+  return v;
+}

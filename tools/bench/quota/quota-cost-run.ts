@@ -5,6 +5,7 @@ import { CreateBucketCommand, PutObjectCommand, S3Client } from '@aws-sdk/client
 import { Client } from 'cassandra-driver';
 import { dropKeyspace, freePort, GatewayProcess, REPO_ROOT } from '../lib/gateway';
 import { readCpuTicks } from '../lib/proc';
+import { positiveIntFlag } from '../lib/args';
 
 const TICK_MS = 10; // USER_HZ 100
 
@@ -32,12 +33,7 @@ async function ledgerRequests(admin: Client, keyspace: string): Promise<{ reads:
 
 /** The bench: see quota-cost.mjs. */
 export async function main(argv: string[]): Promise<number> {
-  const flag = (name: string, fallback: number) => {
-    const i = argv.indexOf(`--${name}`);
-    const v = i >= 0 ? Number(argv[i + 1]) : fallback;
-    if (!Number.isInteger(v) || v <= 0) throw new Error(`--${name} needs a positive whole number`);
-    return v;
-  };
+  const flag = (name: string, fallback: number) => positiveIntFlag(argv, name, fallback);
   const rounds = flag('rounds', 6);
   const puts = flag('puts', 300);
   const concurrency = flag('concurrency', 8);

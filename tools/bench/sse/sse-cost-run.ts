@@ -4,6 +4,7 @@ import { join } from 'path';
 import { CreateBucketCommand, GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { dropKeyspace, GatewayProcess, REPO_ROOT } from '../lib/gateway';
 import { readCpuTicks } from '../lib/proc';
+import { positiveIntFlag } from '../lib/args';
 
 const TICK_MS = 10; // USER_HZ 100
 type Mode = 'off' | 'on';
@@ -39,12 +40,7 @@ async function round(gw: GatewayProcess, s3: S3Client, op: Op, mode: Mode, size:
 
 /** The bench: see sse-cost.mjs. */
 export async function main(argv: string[]): Promise<number> {
-  const flag = (name: string, fallback: number) => {
-    const i = argv.indexOf(`--${name}`);
-    const v = i >= 0 ? Number(argv[i + 1]) : fallback;
-    if (!Number.isInteger(v) || v <= 0) throw new Error(`--${name} needs a positive whole number`);
-    return v;
-  };
+  const flag = (name: string, fallback: number) => positiveIntFlag(argv, name, fallback);
   const rounds = flag('rounds', 3);
   const concurrency = flag('concurrency', 4);
   const cases = [
