@@ -2,6 +2,7 @@ import { writeFileSync } from 'fs';
 import { join } from 'path';
 import { Bench, localDate, WORK_DIR } from '../harness/bench';
 import { gitCommit, machineInfo } from '../lib/machine';
+import { median } from '../lib/median';
 
 /** The two systems of the side-by-side bench. */
 export type PeerName = 'OStore' | 'MinIO';
@@ -37,13 +38,6 @@ const TITLES: Record<string, { title: string; goal?: number }> = {
 
 /** Processes whose CPU counts for a peer. */
 const PROCESSES: Record<PeerName, string[]> = { OStore: ['gateway', 'cassandra', 'kafka'], MinIO: ['minio'] };
-
-function median(xs: number[]): number {
-  const s = xs.filter(Number.isFinite).sort((a, b) => a - b);
-  if (s.length === 0) return NaN;
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-}
 
 const f = (x: number, d = 1) => (Number.isFinite(x) ? x.toFixed(d) : '—');
 

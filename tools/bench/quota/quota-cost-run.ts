@@ -6,6 +6,7 @@ import { Client } from 'cassandra-driver';
 import { dropKeyspace, freePort, GatewayProcess, REPO_ROOT } from '../lib/gateway';
 import { readCpuTicks } from '../lib/proc';
 import { positiveIntFlag } from '../lib/args';
+import { median } from '../lib/median';
 
 const TICK_MS = 10; // USER_HZ 100
 
@@ -93,10 +94,6 @@ export async function main(argv: string[]): Promise<number> {
       }
       loads.push(loadavg()[0]);
     }
-    const median = (xs: number[]) => {
-      const s = [...xs].sort((a, b) => a - b);
-      return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-    };
     const off = median(perPut.off);
     const on = median(perPut.on);
     const paired = median(perPut.on.map((v, i) => v - perPut.off[i]));

@@ -5,15 +5,11 @@ import { CreateBucketCommand, GetObjectCommand, PutObjectCommand, S3Client } fro
 import { dropKeyspace, GatewayProcess, REPO_ROOT } from '../lib/gateway';
 import { readCpuTicks } from '../lib/proc';
 import { positiveIntFlag } from '../lib/args';
+import { median } from '../lib/median';
 
 const TICK_MS = 10; // USER_HZ 100
 type Mode = 'off' | 'on';
 type Op = 'put' | 'get';
-
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
-};
 
 /** `count` operations with `concurrency` in flight; returns wall ms and gateway CPU ms. */
 async function round(gw: GatewayProcess, s3: S3Client, op: Op, mode: Mode, size: number, count: number, concurrency: number, body: Buffer) {
