@@ -247,6 +247,14 @@ export interface OwnedBucketsPage {
 
 export interface BucketsService {
   create(input: { name: string; owner: Owner; location: string; acl: StoredAcl }): Promise<Bucket>; // BucketAlreadyExists | BucketAlreadyOwnedByYou
+  /**
+   * `create` for an owner who may hold at most `maxBuckets` buckets: TooManyBuckets past it. A
+   * name that exists already gets `create`'s answer (re-creating one's own bucket at the limit is
+   * not refused). Racing creates of one owner are settled after the insert: a create that counts
+   * more than `maxBuckets` after its own insert removes its bucket again and is refused, so the
+   * owner never ends above the limit (racers may all back off; a retry then succeeds).
+   */
+  createWithinLimit(input: { name: string; owner: Owner; location: string; acl: StoredAcl }, maxBuckets: number): Promise<Bucket>;
   get(name: string): Promise<Bucket>; // NoSuchBucket
   delete(name: string): Promise<void>; // NoSuchBucket | BucketNotEmpty (objects or versions; uploads in progress are aborted)
   listOwned(ownerId: string): Promise<Bucket[]>;

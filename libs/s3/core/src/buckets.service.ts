@@ -1,6 +1,7 @@
 import { randomUUID } from 'crypto';
 import type { Clock } from '@ostore/shared/clock';
 import type { BucketRow, Metastore } from '@ostore/metastore/data-access';
+import { S3DomainError } from './api';
 import type { Bucket, BucketAccessSettings, BucketsService, OwnedBucketsPage, Owner, StoredAcl, Versioning } from './api';
 import type { BucketResolver } from './bucket-resolver';
 import { noSuchBucket, s3err } from './errors';
@@ -8,6 +9,10 @@ import { versionsSource } from './listing/sources';
 import { TreeWalker } from './listing/tree-walker';
 import { versionKeyFilter } from './listing/version-filter';
 import type { BucketKey } from './version-data';
+
+function tooManyBuckets(): Error {
+  return s3err('TooManyBuckets', 'You have attempted to create more buckets than allowed');
+}
 
 const BUCKET_NAME_RE = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
 
@@ -65,6 +70,30 @@ export class CassandraBucketsService implements BucketsService {
   }
 
   async create(input: { name: string; owner: Owner; location: string; acl: StoredAcl }): Promise<Bucket> {
+    return (await this.insert(input)).bucket;
+  }
+
+  async createWithinLimit(input: { name: string; owner: Owner; location: string; acl: StoredAcl }, maxBuckets: number): Promise<Bucket> {
+    const ownerId = input.owner.id;
+    if ((await this.countOwned(ownerId)) >= maxBuckets && !(await this.ms.buckets.get(input.name))) throw tooManyBuckets();
+    const { bucket, created } = await this.insert(input);
+    if (created && (await this.countOwned(ownerId)) > maxBuckets) {
+      // a racing create of the same owner passed the check too. Every racer that counts more
+      // than the limit after its own insert takes its bucket back: of two racers, the later
+      // count sees both rows, so the owner never ends above the limit (both may back off).
+      try {
+        await this.delete(input.name);
+      } catch (err) {
+        // a PUT found the new bucket before this answer: it stays, and so it is not refused
+        if (err instanceof S3DomainError && err.code === 'BucketNotEmpty') return bucket;
+        throw err;
+      }
+      throw tooManyBuckets();
+    }
+    return bucket;
+  }
+
+  private async insert(input: { name: string; owner: Owner; location: string; acl: StoredAcl }): Promise<{ bucket: Bucket; created: boolean }> {
     if (!BUCKET_NAME_RE.test(input.name) || input.name.includes('..') || /^\d+\.\d+\.\d+\.\d+$/.test(input.name))
       throw s3err('InvalidBucketName', 'The specified bucket is not valid.', { BucketName: input.name });
     const row: BucketRow = {
@@ -82,13 +111,13 @@ export class CassandraBucketsService implements BucketsService {
     this.invalidate(input.name);
     if (applied) {
       await this.ms.buckets.addOwned(row);
-      return bucketOf(row);
+      return { bucket: bucketOf(row), created: true };
     }
     if (existing && existing.ownerId === input.owner.id) {
       // us-east-1 answers 200 to an owner re-creating its bucket; other regions 409.
       if (!input.location || input.location === 'us-east-1') {
         await this.ms.buckets.addOwned(existing);
-        return bucketOf(existing);
+        return { bucket: bucketOf(existing), created: false };
       }
       throw s3err(
         'BucketAlreadyOwnedByYou',

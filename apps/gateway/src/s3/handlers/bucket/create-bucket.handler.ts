@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { parseCreateBucketConfiguration, S3Error, validateBucketName } from '@ostore/s3/protocol';
+import { parseCreateBucketConfiguration, validateBucketName } from '@ostore/s3/protocol';
 import type { BucketsService } from '@ostore/s3/core';
 import { BUCKETS_SERVICE } from '../../services';
 import { GATEWAY_CONFIG } from '../../tokens';
@@ -25,12 +25,10 @@ export class CreateBucketHandler implements S3Handler {
     const ownership = objectOwnershipOf(req, acl, this.config.s3.defaultObjectOwnership);
     const body = await readSmallBody(req);
     const location = body.length ? parseCreateBucketConfiguration(body.toString('utf8')).locationConstraint ?? '' : '';
-    // checked before the create, so two racing creates may pass it together: the limit may be
-    // exceeded by the number of concurrent creates of one user, never more
-    if ((await this.buckets.countOwned(req.owner!.id)) >= this.config.s3.maxBucketsPerUser) {
-      throw S3Error.fromCode('TooManyBuckets', 'You have attempted to create more buckets than allowed');
-    }
-    await this.buckets.create({ name: req.bucket!, owner: req.owner!, location: location || this.config.s3.region, acl });
+    await this.buckets.createWithinLimit(
+      { name: req.bucket!, owner: req.owner!, location: location || this.config.s3.region, acl },
+      this.config.s3.maxBucketsPerUser,
+    );
     await this.buckets.setAccessSettings(req.bucket!, { objectOwnership: ownership });
     sendEmpty(req, 200, { Location: `/${req.bucket}` });
   }
