@@ -66,6 +66,8 @@ describe('usage deltas of the gateway app (USAGE_DELTAS=kafka, the default)', ()
     expect(mine[0].partition).toBe(mine[1].partition);
     expect(mine[1].offset).toBeGreaterThan(mine[0].offset);
     expect(mine[0].delta.eventId).not.toBe(mine[1].delta.eventId);
+    // the removal's id names the removed version row, so a racing remover's report counts once
+    expect(mine[1].delta.eventId).toMatch(/^rm:[0-9a-f-]{36}$/);
     for (const r of mine) {
       expect(r.delta.at.getTime()).toBeGreaterThanOrEqual(started);
       expect(r.delta.at.getTime()).toBeLessThanOrEqual(Date.now());

@@ -5,6 +5,7 @@ import { noSuchUpload, s3err } from './errors';
 import { encodeId, uuidBytes, vtsOfVid } from './version-ids';
 import type { BucketKey } from './version-data';
 import type { VersionStore } from './version-store';
+import { partRemovalEventId } from './usage';
 
 /** The block reference a part row holds on each of its blocks. */
 export const partRef = (uploadId: string, partNumber: number, pid: string) => `p:${uploadId}:${partNumber}:${pid}`;
@@ -189,7 +190,7 @@ export class MultipartCompletion {
   async dropPartRow(bucket: BucketKey, row: PartRow, countUsage: boolean): Promise<void> {
     await this.store.releaseRefs(row.blocks, partRef(row.uploadId, row.partNumber, row.pid));
     await this.ms.uploads.deletePartRow(row.uploadId, row.partNumber, row.pid);
-    if (countUsage) await this.store.recordUsage(bucket, 'remove', -row.size);
+    if (countUsage) await this.store.recordUsage(bucket, 'remove', -row.size, 0, undefined, partRemovalEventId(row.uploadId, row.partNumber, row.pid));
   }
 
   private async versionVisible(bucket: BucketKey, key: string, vid: string): Promise<boolean> {

@@ -153,10 +153,10 @@ export abstract class VersionData {
    * ledger change, summed or in flight, now stands for its reservation) and, when the guard writes
    * the change at once (near the limit, see QuotaGuard.record), resolves once the ledger has it.
    */
-  async recordUsage(bucket: BucketKey, kind: 'store' | 'remove' | 'copy', bytes: number, objects = 0, ticket?: QuotaTicket): Promise<void> {
+  async recordUsage(bucket: BucketKey, kind: 'store' | 'remove' | 'copy', bytes: number, objects = 0, ticket?: QuotaTicket, eventId?: string): Promise<void> {
     let landed: Promise<void> | undefined;
     if (bytes !== 0 || objects !== 0) {
-      this.usage.record({ bucketId: bucket.bucketId, bucket: bucket.name, kind, bytes, objects });
+      this.usage.record({ bucketId: bucket.bucketId, bucket: bucket.name, kind, bytes, objects, ...(eventId ? { eventId } : {}) });
       landed = this.quota.record(bucket, { bytes, objects }, ticket);
     }
     ticket?.release();

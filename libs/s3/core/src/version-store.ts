@@ -20,7 +20,7 @@ import { IndexRechecks } from './index-rechecks';
 import { folderRowsOf, splitKey } from './keys';
 import type { S3CoreSettings } from './s3-core.options';
 import type { QuotaGuard } from './quota/quota-guard';
-import type { UsageRecorder } from './usage';
+import { removalEventId, type UsageRecorder } from './usage';
 import { decodeId, makeVid, NULL_VERSION_ID, uuidBytes, uuidString, VersionClock, vtsOfVid } from './version-ids';
 import { BucketKey, VersionData } from './version-data';
 import { blockRefs, indexEntryOf, metaRowOf, versionRef } from './version-mapping';
@@ -283,7 +283,7 @@ export class VersionStore extends VersionData {
       await this.dropManifest(loc.vid);
     }
     // one removal (bytes, the object, and a quota bucket's ledger) for every version that held data
-    if (row && !row.isDeleteMarker) await this.recordUsage(bucket, 'remove', -row.size, row.isGhost ? 0 : -1);
+    if (row && !row.isDeleteMarker) await this.recordUsage(bucket, 'remove', -row.size, row.isGhost ? 0 : -1, undefined, removalEventId(loc.vid));
     return row;
   }
 

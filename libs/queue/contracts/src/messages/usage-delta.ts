@@ -31,7 +31,12 @@ export interface UsageDelta {
   source: UsageDeltaSource;
   /** The emitting process's host (pod name): with `source`, where to look when sums disagree. */
   sourceHost: string;
-  /** Unique id of the change, for deduplication of redeliveries. */
+  /**
+   * Unique id of the change, for deduplication of redeliveries. A change two processes may both
+   * report (the removal of one version or part row by racing removers) carries an id derived from
+   * the row (`rm:<vid>`, `rm-part:…`): both reports within one 5-minute window count once; reports
+   * in two windows still count twice, until the next snapshot corrects the sum.
+   */
   eventId: string;
 }
 

@@ -71,6 +71,14 @@ describe(UsageDeltaPublisher.name, () => {
     expect(await metric('ostore_usage_buffered_deltas')).toBe(0);
   });
 
+  it('keeps an event id the caller derived (a removal racing removers may both report) and draws one otherwise', async () => {
+    const sut = make({ batchMax: 2 });
+    sut.record({ bucketId: BUCKET_A, bucket: 'photos', kind: 'remove', bytes: -40, objects: -1, eventId: 'rm:0f9e2d3c' });
+    sut.record(store(5));
+    await timers.advance(0);
+    expect(sink.deltas.map((d) => d.eventId)).toEqual(['rm:0f9e2d3c', 'evt-1']);
+  });
+
   it('sends a full batch at once, without waiting for the linger time', async () => {
     const sut = make({ batchMax: 3 });
     for (let i = 1; i <= 7; i++) sut.record(store(i));

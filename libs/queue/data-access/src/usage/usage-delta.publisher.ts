@@ -16,6 +16,8 @@ export interface UsageChange {
   kind: UsageDeltaKind;
   bytes: number;
   objects?: number;
+  /** A caller-derived id for a change several processes may report (else a fresh one is drawn). */
+  eventId?: string;
 }
 
 export type { KeyedMessage } from './usage-delta.message';
@@ -144,7 +146,7 @@ export class UsageDeltaPublisher {
         at: this.clock.now(),
         source: this.settings.source,
         sourceHost: this.settings.sourceHost,
-        eventId: this.newEventId(),
+        eventId: change.eventId ?? this.newEventId(),
       });
       if (this.closed || full) return this.overflowed({ key: change.bucketId, value }, change);
       this.buffer.push({ key: change.bucketId, value });
