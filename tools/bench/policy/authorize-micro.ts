@@ -7,17 +7,10 @@
  *   node -r @swc-node/register tools/bench/policy/authorize-micro.ts
  */
 import { evaluatePolicy, resourceArn, storedBucketPolicy } from '@ostore/s3/policy';
+import { benchPolicyDocument } from './bench-policy';
 
 const bucket = 'bench-bucket';
-const statements = Array.from({ length: 12 }, (_, i) => ({
-  Sid: `s${i}`,
-  Effect: i % 4 === 3 ? 'Deny' : 'Allow',
-  Principal: i % 2 ? '*' : { AWS: [`user${i}`, `arn:aws:iam::other${i}:root`] },
-  Action: i % 3 ? ['s3:GetObject', 's3:List*'] : 's3:Put*',
-  Resource: [`arn:aws:s3:::${bucket}/dir${i}/*`, `arn:aws:s3:::${bucket}`],
-  Condition: i % 2 ? { IpAddress: { 'aws:SourceIp': ['10.0.0.0/8', '192.168.0.0/16'] }, StringLike: { 's3:prefix': ['home/*', ''] } } : undefined,
-}));
-const document = JSON.stringify({ Version: '2012-10-17', Statement: statements });
+const document = benchPolicyDocument(bucket);
 
 function time(label: string, n: number, fn: (i: number) => unknown): number {
   for (let i = 0; i < n / 10; i++) fn(i);

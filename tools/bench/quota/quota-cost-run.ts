@@ -3,24 +3,15 @@ import { loadavg } from 'os';
 import { join } from 'path';
 import { CreateBucketCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { Client } from 'cassandra-driver';
-import { dropKeyspace, freePort, GatewayProcess, REPO_ROOT } from '../lib/gateway';
-import { readCpuTicks } from '../lib/proc';
+import { startAbGateway, timedRound } from '../lib/ab-gateway';
+import { freePort, GatewayProcess, REPO_ROOT } from '../lib/gateway';
 import { positiveIntFlag } from '../lib/args';
 import { median } from '../lib/median';
 
-const TICK_MS = 10; // USER_HZ 100
-
 /** PUTs `count` objects of `size` bytes into `bucket` with `concurrency` in flight; returns the gateway CPU ms spent. */
 async function round(gw: GatewayProcess, s3: S3Client, bucket: string, prefix: string, count: number, concurrency: number, size: number): Promise<number> {
-  const before = readCpuTicks(gw.pid!)!;
-  let next = 0;
   const body = Buffer.alloc(size, 7);
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      for (let i = next++; i < count; i = next++) await s3.send(new PutObjectCommand({ Bucket: bucket, Key: `${prefix}/${i}`, Body: body }));
-    }),
-  );
-  return (readCpuTicks(gw.pid!)! - before) * TICK_MS;
+  return (await timedRound(gw, count, concurrency, async (i) => void (await s3.send(new PutObjectCommand({ Bucket: bucket, Key: `${prefix}/${i}`, Body: body }))))).cpuMs;
 }
 
 /** Requests Cassandra coordinated on the quota ledger table so far (reads, writes), from its virtual tables. */
@@ -45,28 +36,16 @@ export async function main(argv: string[]): Promise<number> {
   const ledgerEnv: Record<string, string> = li >= 0 ? { QUOTA_LEDGER_INTERVAL_MS: String(Number(argv[li + 1])) } : {};
   // the built gateway (npm run build) must be newer than every source file
   if (runtime === 'dist') execFileSync(process.execPath, [join(REPO_ROOT, 'tools/build/build.mjs'), '--check'], { stdio: 'inherit' });
-  const cassandra = (process.env['OSTORE_BENCH_CASSANDRA'] ?? '127.0.0.1:9042').split(':');
-  const keyspace = `bench_quota_${Date.now().toString(36)}`;
-  const credentials = { user: 'bench', accessKeyId: 'OSTOREBENCHQUOTA0001', secretAccessKey: 'ostore-bench-quota-secret-000000000000000' };
   const adminPort = await freePort();
-  const gw = new GatewayProcess({
-    keyspace,
-    cluster: keyspace.replace(/_/g, '-'),
-    cassandraHost: cassandra[0],
-    cassandraPort: Number(cassandra[1] ?? 9042),
-    kafkaBrokers: (process.env['OSTORE_BENCH_KAFKA'] ?? '127.0.0.1:9092').split(','),
-    credentials,
-    blockStore: 'fs',
-    blockDir: join(REPO_ROOT, '.stack', 'bench-quota-blocks', keyspace),
-    logFile: join(REPO_ROOT, 'tools/bench/results', `quota-cost-${keyspace}.log`),
+  const ab = await startAbGateway('quota', {
+    accessKeyId: 'OSTOREBENCHQUOTA0001',
     runtime,
     extraEnv: { ADMIN_TOKEN: 'bench-quota-admin-token-0000', ADMIN_PORT: String(adminPort), ...ledgerEnv },
   });
-  await gw.start();
-  const admin = new Client({ contactPoints: [cassandra[0]], protocolOptions: { port: Number(cassandra[1] ?? 9042) }, localDataCenter: 'datacenter1' });
+  const { gw, s3, keyspace } = ab;
+  const admin = new Client({ contactPoints: [ab.cassandra.host], protocolOptions: { port: ab.cassandra.port }, localDataCenter: 'datacenter1' });
   await admin.connect();
   try {
-    const s3 = new S3Client({ endpoint: gw.endpoint, region: 'us-east-1', credentials, forcePathStyle: true });
     for (const Bucket of ['quota-off', 'quota-on']) await s3.send(new CreateBucketCommand({ Bucket }));
     const res = await fetch(`http://127.0.0.1:${adminPort}/admin/buckets/quota-on/quota`, {
       method: 'PUT',
@@ -109,7 +88,6 @@ export async function main(argv: string[]): Promise<number> {
     return 0;
   } finally {
     await admin.shutdown();
-    await gw.stop();
-    await dropKeyspace({ contactPoints: [cassandra[0]], protocolOptions: { port: Number(cassandra[1] ?? 9042) }, localDataCenter: 'datacenter1' }, keyspace).catch(() => undefined);
+    await ab.close();
   }
 }

@@ -1,37 +1,27 @@
 import { randomBytes } from 'crypto';
 import { loadavg } from 'os';
-import { join } from 'path';
 import { CreateBucketCommand, GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { dropKeyspace, GatewayProcess, REPO_ROOT } from '../lib/gateway';
-import { readCpuTicks } from '../lib/proc';
+import { startAbGateway, timedRound } from '../lib/ab-gateway';
+import type { GatewayProcess } from '../lib/gateway';
 import { positiveIntFlag } from '../lib/args';
 import { median } from '../lib/median';
 
-const TICK_MS = 10; // USER_HZ 100
 type Mode = 'off' | 'on';
 type Op = 'put' | 'get';
 
 /** `count` operations with `concurrency` in flight; returns wall ms and gateway CPU ms. */
-async function round(gw: GatewayProcess, s3: S3Client, op: Op, mode: Mode, size: number, count: number, concurrency: number, body: Buffer) {
+function round(gw: GatewayProcess, s3: S3Client, op: Op, mode: Mode, size: number, count: number, concurrency: number, body: Buffer) {
   const Bucket = `sse-${mode}`;
   const sse = mode === 'on' ? { ServerSideEncryption: 'AES256' as const } : {};
-  const before = readCpuTicks(gw.pid!)!;
-  const started = process.hrtime.bigint();
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      for (let i = next++; i < count; i = next++) {
-        const Key = `o-${size}-${i}`;
-        if (op === 'put') await s3.send(new PutObjectCommand({ Bucket, Key, Body: body, ...sse }));
-        else {
-          const r = await s3.send(new GetObjectCommand({ Bucket, Key }));
-          const got = await r.Body!.transformToByteArray();
-          if (got.length !== size) throw new Error(`GET ${Bucket}/${Key}: ${got.length} bytes, expected ${size}`);
-        }
-      }
-    }),
-  );
-  return { wallMs: Number(process.hrtime.bigint() - started) / 1e6, cpuMs: (readCpuTicks(gw.pid!)! - before) * TICK_MS };
+  return timedRound(gw, count, concurrency, async (i) => {
+    const Key = `o-${size}-${i}`;
+    if (op === 'put') await s3.send(new PutObjectCommand({ Bucket, Key, Body: body, ...sse }));
+    else {
+      const r = await s3.send(new GetObjectCommand({ Bucket, Key }));
+      const got = await r.Body!.transformToByteArray();
+      if (got.length !== size) throw new Error(`GET ${Bucket}/${Key}: ${got.length} bytes, expected ${size}`);
+    }
+  });
 }
 
 /** The bench: see sse-cost.mjs. */
@@ -43,26 +33,14 @@ export async function main(argv: string[]): Promise<number> {
     { label: '4 KiB', size: 4096, ops: flag('small-ops', 300) },
     { label: `${flag('large-mib', 16)} MiB`, size: flag('large-mib', 16) * 1024 * 1024, ops: flag('large-ops', 6) },
   ];
-  const cassandra = (process.env['OSTORE_BENCH_CASSANDRA'] ?? '127.0.0.1:9042').split(':');
-  const keyspace = `bench_sse_${Date.now().toString(36)}`;
-  const credentials = { user: 'bench', accessKeyId: 'OSTOREBENCHSSE000001', secretAccessKey: 'ostore-bench-sse-secret-0000000000000000' };
-  const gw = new GatewayProcess({
-    keyspace,
-    cluster: keyspace.replace(/_/g, '-'),
-    cassandraHost: cassandra[0]!,
-    cassandraPort: Number(cassandra[1] ?? 9042),
-    kafkaBrokers: (process.env['OSTORE_BENCH_KAFKA'] ?? '127.0.0.1:9092').split(','),
-    credentials,
-    blockStore: 'fs',
-    blockDir: join(REPO_ROOT, '.stack', 'bench-sse-blocks', keyspace),
-    logFile: join(REPO_ROOT, 'tools/bench/results', `sse-cost-${keyspace}.log`),
+  const ab = await startAbGateway('sse', {
+    accessKeyId: 'OSTOREBENCHSSE000001',
     runtime: 'register',
     extraEnv: { S3_SSE_MASTER_KEYS: `bench=${randomBytes(32).toString('base64')}`, USAGE_DELTAS: 'off' },
   });
-  await gw.start();
+  const { gw, s3 } = ab;
   const load = [loadavg()[0]!];
   try {
-    const s3 = new S3Client({ endpoint: gw.endpoint, region: 'us-east-1', credentials, forcePathStyle: true });
     for (const mode of ['off', 'on'] as Mode[]) await s3.send(new CreateBucketCommand({ Bucket: `sse-${mode}` }));
     const lines: string[] = [];
     for (const c of cases) {
@@ -98,7 +76,6 @@ export async function main(argv: string[]): Promise<number> {
     );
     return 0;
   } finally {
-    await gw.stop();
-    await dropKeyspace({ contactPoints: [cassandra[0]!], protocolOptions: { port: Number(cassandra[1] ?? 9042) }, localDataCenter: 'datacenter1' }, keyspace).catch(() => undefined);
+    await ab.close();
   }
 }
