@@ -111,9 +111,9 @@ export abstract class VersionData {
     return receiveBody(this.blocks, body, algorithms, verify, this.settings.inlineBodyMaxBytes, dataKey);
   }
 
-  /** Streams a body into blocks (in flight until referenced), digested and verified (see storeBody). */
-  storeBody(body: Readable, algorithms: ChecksumAlgorithm[] | undefined, verify: BodyVerifier | undefined) {
-    return storeBody(this.blocks, body, algorithms, verify);
+  /** Streams a body into blocks (in flight until referenced), digested and verified, sealed with `dataKey` if given (see storeBody). */
+  storeBody(body: Readable, algorithms: ChecksumAlgorithm[] | undefined, verify: BodyVerifier | undefined, dataKey?: Buffer) {
+    return storeBody(this.blocks, body, algorithms, verify, dataKey);
   }
 
   /** Writes a stream into new blocks (in flight until referenced). */
