@@ -15,11 +15,11 @@ import {
   UploadPartCopyCommand,
 } from '@aws-sdk/client-s3';
 import { createPresignedPost, PresignedPostOptions } from '@aws-sdk/s3-presigned-post';
-import { CassandraClient } from '@ostore/shared/cassandra';
-import { cassandraOptions, GatewayUnderTest, startGateway } from '@ostore/testing';
+import type { CassandraClient } from '@ostore/shared/cassandra';
+import type { GatewayUnderTest } from '@ostore/testing';
 import { admin, setQuota, UsageAnswer } from './quota-helpers';
 import { bodyBytes, errorCode, s3Error } from './s3-test-helpers';
-import { blockFiles, copySource, customer, markedBody, masterKeyEntry } from './sse-test-helpers';
+import { blockFiles, copySource, customer, markedBody, masterKeyEntry, startSseGateway } from './sse-test-helpers';
 
 const MiB = 2 ** 20;
 
@@ -36,17 +36,13 @@ describe('server-side encryption of multipart and POST uploads', () => {
   let db: CassandraClient;
   const Bucket = 'sse-mpu';
 
+  let stop: () => Promise<unknown>;
+
   beforeAll(async () => {
-    gw = await startGateway('sse-mpu', { S3_SSE_MASTER_KEYS: masterKeyEntry('k1'), S3_SSE_C_ALLOW_HTTP: 'true' });
+    ({ gw, db, stop } = await startSseGateway('sse-mpu', Bucket, { S3_SSE_MASTER_KEYS: masterKeyEntry('k1') }));
     s3 = gw.client();
-    db = new CassandraClient(cassandraOptions(gw.keyspace));
-    await db.connect();
-    await s3.send(new CreateBucketCommand({ Bucket }));
   }, 600_000);
-  afterAll(async () => {
-    await db?.shutdown();
-    await gw?.stop();
-  });
+  afterAll(() => stop?.());
 
   const get = async (Bucket: string, Key: string, extra: object = {}) => {
     const r = await s3.send(new GetObjectCommand({ Bucket, Key, ...extra }));

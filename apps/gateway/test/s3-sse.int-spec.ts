@@ -11,10 +11,10 @@ import {
   PutObjectCommand,
   S3Client,
 } from '@aws-sdk/client-s3';
-import { CassandraClient } from '@ostore/shared/cassandra';
-import { cassandraOptions, GatewayUnderTest, startGateway } from '@ostore/testing';
+import type { CassandraClient } from '@ostore/shared/cassandra';
+import type { GatewayUnderTest } from '@ostore/testing';
 import { bodyBytes, s3Error } from './s3-test-helpers';
-import { blockFiles, copySource, customer, markedBody, masterKeyEntry } from './sse-test-helpers';
+import { blockFiles, copySource, customer, markedBody, masterKeyEntry, startSseGateway } from './sse-test-helpers';
 
 const K1 = masterKeyEntry('k1');
 const body = markedBody;
@@ -30,18 +30,14 @@ describe('server-side encryption', () => {
   let db: CassandraClient;
   const Bucket = 'sse';
 
+  let stop: () => Promise<unknown>;
+
   beforeAll(async () => {
     // 64 KiB blocks: the sealed segments (64 KiB + 28) straddle blocks, and ranges cross both
-    gw = await startGateway('sse', { S3_SSE_MASTER_KEYS: K1, S3_SSE_C_ALLOW_HTTP: 'true', BLOCK_SIZE_BYTES: String(64 * 1024) });
+    ({ gw, db, stop } = await startSseGateway('sse', Bucket, { S3_SSE_MASTER_KEYS: K1, BLOCK_SIZE_BYTES: String(64 * 1024) }));
     s3 = gw.client();
-    db = new CassandraClient(cassandraOptions(gw.keyspace));
-    await db.connect();
-    await s3.send(new CreateBucketCommand({ Bucket }));
   }, 600_000);
-  afterAll(async () => {
-    await db?.shutdown();
-    await gw?.stop();
-  });
+  afterAll(() => stop?.());
 
   const get = async (Key: string, extra: object = {}) => {
     const r = await s3.send(new GetObjectCommand({ Bucket, Key, ...extra }));

@@ -1,6 +1,9 @@
 import { createHash, randomBytes } from 'crypto';
 import { readdir, readFile } from 'fs/promises';
 import { join } from 'path';
+import { CreateBucketCommand } from '@aws-sdk/client-s3';
+import { CassandraClient } from '@ostore/shared/cassandra';
+import { cassandraOptions, startGateway } from '@ostore/testing';
 
 /** A fresh 32-byte master key entry for S3_SSE_MASTER_KEYS (`<id>=<base64>`). */
 export const masterKeyEntry = (id: string) => `${id}=${randomBytes(32).toString('base64')}`;
@@ -37,4 +40,13 @@ export async function blockFiles(dir: string): Promise<{ path: string; bytes: Bu
   };
   await walk(dir);
   return out;
+}
+
+/** A gateway with SSE on (`env`), its client, a metastore session to read stored rows, and one bucket; `stop` ends both. */
+export async function startSseGateway(name: string, bucket: string, env: Record<string, string>) {
+  const gw = await startGateway(name, { S3_SSE_C_ALLOW_HTTP: 'true', ...env });
+  const db = new CassandraClient(cassandraOptions(gw.keyspace));
+  await db.connect();
+  await gw.client().send(new CreateBucketCommand({ Bucket: bucket }));
+  return { gw, db, stop: async () => (await db.shutdown(), await gw.stop()) };
 }

@@ -320,6 +320,20 @@ export interface PartEncryption {
  */
 export type PartEncryptionOf = (uploadSse: string | undefined) => PartEncryption | undefined;
 
+/** What UploadPartCopy is asked. */
+export interface UploadPartCopyInput {
+  bucket: BucketRef;
+  key: string;
+  uploadId: string;
+  partNumber: number;
+  source: CopySource;
+  range?: ByteRange;
+  /** The data key of an encrypted source (its `meta.sse`): the range is opened with it. */
+  sourceDataKey?: Buffer;
+  /** How the part is sealed, asked with the upload's stored record (see PartEncryptionOf). */
+  encryption?: PartEncryptionOf;
+}
+
 /** What CompleteMultipartUpload is asked. */
 export interface CompleteUploadInput {
   bucket: BucketRef;
@@ -351,17 +365,7 @@ export interface MultipartService {
     /** How the part is sealed, asked with the upload's stored record (see PartEncryptionOf). */
     encryption?: PartEncryptionOf;
   }): Promise<Part>; // NoSuchUpload
-  uploadPartCopy(input: {
-    bucket: BucketRef;
-    key: string;
-    uploadId: string;
-    partNumber: number;
-    source: CopySource;
-    range?: ByteRange;
-    /** The data key of an encrypted source (its `meta.sse`): the range is opened with it. */
-    sourceDataKey?: Buffer;
-    encryption?: PartEncryptionOf;
-  }): Promise<Part>;
+  uploadPartCopy(input: UploadPartCopyInput): Promise<Part>;
   /** CompleteMultipartUpload; `ifNoneMatch` ('*') / `ifMatch` make it conditional like PutObject (PreconditionFailed). */
   complete(input: CompleteUploadInput): Promise<PutObjectResult & { location?: string; sse?: string }>;
   abort(bucket: BucketRef, key: string, uploadId: string): Promise<void>;

@@ -6,10 +6,8 @@ import { BlockEntry, forEachLimited, Metastore, PartRow, UploadRow } from '@osto
 import type {
   BodyVerifier,
   BucketRef,
-  ByteRange,
   ChecksumAlgorithm,
   CompleteUploadInput,
-  CopySource,
   MultipartService,
   ObjectMeta,
   Owner,
@@ -17,6 +15,7 @@ import type {
   PartEncryptionOf,
   PutObjectResult,
   Upload,
+  UploadPartCopyInput,
 } from './api';
 import { S3DomainError } from './api';
 import type { BucketResolver } from './bucket-resolver';
@@ -209,16 +208,7 @@ export class CassandraMultipartService implements MultipartService {
   }
 
   /** UploadPartCopy: the part is the source range (see copyPartOnce), retried when a shared source block went away. */
-  async uploadPartCopy(input: {
-    bucket: BucketRef;
-    key: string;
-    uploadId: string;
-    partNumber: number;
-    source: CopySource;
-    range?: ByteRange;
-    sourceDataKey?: Buffer;
-    encryption?: PartEncryptionOf;
-  }): Promise<Part> {
+  async uploadPartCopy(input: UploadPartCopyInput): Promise<Part> {
     const bucket = await this.target(input.bucket, input.key);
     this.checkPartNumber(input.partNumber);
     const upload = await this.resolveUpload(bucket, input.key, input.uploadId);
