@@ -304,6 +304,11 @@ export interface ObjectsService {
   setTags(bucket: BucketRef, key: string, tags: Record<string, string>, versionId?: string): Promise<{ versionId: string }>;
   deleteTags(bucket: BucketRef, key: string, versionId?: string): Promise<{ versionId: string }>;
   setAcl(bucket: BucketRef, key: string, acl: StoredAcl, versionId?: string): Promise<void>;
+  /**
+   * Replaces the encryption record of every version of a bucket that `rewrap` answers a new one
+   * for (a master-key rotation: same data key, wrapped by the new key); the bodies stay as stored.
+   */
+  rewrapRecords(bucket: BucketRef, rewrap: (sse: string) => string | undefined): Promise<{ versions: number; rewrapped: number }>;
 }
 
 /** The data key that seals a part (each part number gets its own key from it, see partDataKey) and the part's ETag. */

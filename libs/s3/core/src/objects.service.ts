@@ -30,6 +30,7 @@ import { decodeId, NULL_VERSION_ID, publicVersionIdOf, uuidBytes, vtsOfVid } fro
 import type { BucketKey } from './version-data';
 import { objectMetaOf, toObjectVersion } from './version-mapping';
 import { openSealedBlocks, partsOf } from './sealed-read';
+import { rewrapBucketRecords } from './sse-records';
 import type { VersionStore } from './version-store';
 
 export function validateObjectTags(tags: Record<string, string> | undefined): void {
@@ -373,6 +374,10 @@ export class CassandraObjectsService implements ObjectsService {
 
   async setAcl(ref: BucketRef, key: string, acl: StoredAcl, versionId?: string): Promise<void> {
     await this.updateMeta(ref, key, versionId, { acl });
+  }
+
+  async rewrapRecords(ref: BucketRef, rewrap: (sse: string) => string | undefined) {
+    return rewrapBucketRecords(this.store, (await this.buckets.target(ref)).bucketId, rewrap);
   }
 
   private async updateMeta(

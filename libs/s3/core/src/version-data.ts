@@ -85,10 +85,10 @@ export abstract class VersionData {
   }
 
   /**
-   * Changes the tags or ACL of a version: the row's snapshot goes first, so that whatever happens
-   * next no reader sees the old tags or ACL once this returns. False when the version is gone.
+   * Changes the tags, ACL or encryption record of a version: the row's snapshot goes first, so that
+   * whatever happens next no reader sees the old values once this returns. False when the version is gone.
    */
-  async updateMeta(row: VersionRow, change: { tags?: Record<string, string>; acl?: string }): Promise<boolean> {
+  async updateMeta(row: VersionRow, change: { tags?: Record<string, string>; acl?: string; sse?: string }): Promise<boolean> {
     await this.ms.versions.dropSnapshot(row, this.nowMicros());
     return this.ms.versions.updateMeta(row.vid, change);
   }

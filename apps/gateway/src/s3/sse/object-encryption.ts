@@ -16,6 +16,7 @@ import {
   OBJECT_KEY_HEADERS,
   parseCustomerKey,
   requestedServerEncryption,
+  rewrapSseS3,
   SseRecord,
   sseResponseHeaders,
 } from '@ostore/s3/crypto';
@@ -132,6 +133,21 @@ export class ObjectEncryption {
   checkKey(req: S3Request, sse: string | undefined): void {
     if (sse && decodeSseRecord(sse).alg === 'AES256' && !this.customerKey(req, OBJECT_KEY_HEADERS)) return;
     this.forRead(req, sse);
+  }
+
+  /** The id of the master key that wraps new data keys (undefined without SSE-S3). */
+  get currentKeyId(): string | undefined {
+    return this.keyring.current?.id;
+  }
+
+  /**
+   * The record `sse` re-wrapped by the current master key (same data key), or undefined when it
+   * needs nothing: SSE-C, or wrapped by the current key already. Throws when its master key is not
+   * configured any more (the re-wrap pass stops there rather than skip an object it cannot save).
+   */
+  rewrap(sse: string): string | undefined {
+    const next = rewrapSseS3(decodeSseRecord(sse), this.keyring);
+    return next && encodeSseRecord(next);
   }
 
   /** What a response says about an object stored under the record `sse` (CompleteMultipartUpload: no key echoed). */
