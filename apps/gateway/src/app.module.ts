@@ -14,6 +14,7 @@ import { FOLDER_FILTER_REPOSITORY, FolderCleanupController } from './admin/folde
 import { BootstrapUser } from './admin/bootstrap-user';
 import { BucketAdminController } from './admin/bucket-admin.controller';
 import { BucketReportController, snapshotStoreProvider } from './admin/bucket-report.controller';
+import { SseAdminController } from './admin/sse-admin.controller';
 import { statsUsageProvider } from './admin/stats-usage.client';
 import { GatewayConfig } from './config/gateway.config';
 import { S3Module } from './s3/s3.module';
@@ -53,7 +54,7 @@ export class AppModule {
         core,
         S3Module.register(config, core),
       ],
-      controllers: [AdminController, BucketAdminController, BucketReportController, FolderCleanupController],
+      controllers: [AdminController, BucketAdminController, BucketReportController, FolderCleanupController, SseAdminController],
       providers: [
         AdminTokenGuard,
         AdminListener,

@@ -55,10 +55,12 @@ describe('honest refusals', () => {
       expect(await stored('sse/')).toBe(0);
     });
 
-    it('CreateMultipartUpload and UploadPart with encryption, and CopyObject with SSE-KMS, are NotImplemented', async () => {
+    it('multipart SSE-S3 without a master key and SSE-KMS are NotImplemented; multipart SSE-C over plain HTTP is InvalidRequest', async () => {
       expect((await s3Error(s3.send(new CreateMultipartUploadCommand({ Bucket, Key: 'sse/mpu', ServerSideEncryption: 'AES256' })))).name).toBe('NotImplemented');
+      expect((await s3Error(s3.send(new CreateMultipartUploadCommand({ Bucket, Key: 'sse/mpu', ServerSideEncryption: 'aws:kms' })))).name).toBe('NotImplemented');
+      expect((await s3Error(s3.send(new CreateMultipartUploadCommand({ Bucket, Key: 'sse/mpu', ...SSE_C })))).name).toBe('InvalidRequest');
       const { UploadId } = await s3.send(new CreateMultipartUploadCommand({ Bucket, Key: 'sse/mpu' }));
-      expect((await s3Error(s3.send(new UploadPartCommand({ Bucket, Key: 'sse/mpu', UploadId, PartNumber: 1, Body: 'part', ...SSE_C })))).name).toBe('NotImplemented');
+      expect((await s3Error(s3.send(new UploadPartCommand({ Bucket, Key: 'sse/mpu', UploadId, PartNumber: 1, Body: 'part', ...SSE_C })))).name).toBe('InvalidRequest');
       expect((await s3Error(s3.send(new CopyObjectCommand({ Bucket, Key: 'sse/copy', CopySource: `${Bucket}/plain`, ServerSideEncryption: 'aws:kms' })))).name).toBe('NotImplemented');
       expect(await stored('sse/copy')).toBe(0);
     });

@@ -1,6 +1,5 @@
-import { createHash, randomBytes } from 'crypto';
-import { readdir, readFile, writeFile } from 'fs/promises';
-import { join } from 'path';
+import { createHash } from 'crypto';
+import { writeFile } from 'fs/promises';
 import {
   CopyObjectCommand,
   CreateBucketCommand,
@@ -12,41 +11,13 @@ import {
   PutObjectCommand,
   S3Client,
 } from '@aws-sdk/client-s3';
-import { CassandraClient } from '@ostore/shared/cassandra';
-import { cassandraOptions, GatewayUnderTest, startGateway } from '@ostore/testing';
+import type { CassandraClient } from '@ostore/shared/cassandra';
+import type { GatewayUnderTest } from '@ostore/testing';
 import { bodyBytes, s3Error } from './s3-test-helpers';
+import { blockFiles, copySource, customer, markedBody, masterKeyEntry, startSseGateway } from './sse-test-helpers';
 
-const masterKey = () => randomBytes(32).toString('base64');
-const K1 = `k1=${masterKey()}`;
-const customer = () => {
-  const key = randomBytes(32);
-  return { SSECustomerAlgorithm: 'AES256', SSECustomerKey: key.toString('base64'), SSECustomerKeyMD5: createHash('md5').update(key).digest('base64') };
-};
-const copySource = (c: ReturnType<typeof customer>) => ({
-  CopySourceSSECustomerAlgorithm: c.SSECustomerAlgorithm,
-  CopySourceSSECustomerKey: c.SSECustomerKey,
-  CopySourceSSECustomerKeyMD5: c.SSECustomerKeyMD5,
-});
-/** A body whose plaintext is easy to find: a marker repeated, with the position mixed in. */
-const body = (bytes: number, marker: string) => {
-  const b = Buffer.alloc(bytes);
-  for (let i = 0; i < bytes; i += 64) b.write(`${marker}:${String(i).padStart(12, '0')}|`.padEnd(64, '.'), i);
-  return b;
-};
-
-/** Every block file's bytes under the gateway's block store. */
-async function blockFiles(dir: string): Promise<{ path: string; bytes: Buffer }[]> {
-  const out: { path: string; bytes: Buffer }[] = [];
-  const walk = async (d: string): Promise<void> => {
-    for (const e of await readdir(d, { withFileTypes: true }).catch(() => [])) {
-      const p = join(d, e.name);
-      if (e.isDirectory()) await walk(p);
-      else out.push({ path: p, bytes: await readFile(p) });
-    }
-  };
-  await walk(dir);
-  return out;
-}
+const K1 = masterKeyEntry('k1');
+const body = markedBody;
 
 /**
  * Server-side encryption against the real stack: SSE-S3 and SSE-C on PutObject / GetObject /
@@ -59,18 +30,14 @@ describe('server-side encryption', () => {
   let db: CassandraClient;
   const Bucket = 'sse';
 
+  let stop: () => Promise<unknown>;
+
   beforeAll(async () => {
     // 64 KiB blocks: the sealed segments (64 KiB + 28) straddle blocks, and ranges cross both
-    gw = await startGateway('sse', { S3_SSE_MASTER_KEYS: K1, S3_SSE_C_ALLOW_HTTP: 'true', BLOCK_SIZE_BYTES: String(64 * 1024) });
+    ({ gw, db, stop } = await startSseGateway('sse', Bucket, { S3_SSE_MASTER_KEYS: K1, BLOCK_SIZE_BYTES: String(64 * 1024) }));
     s3 = gw.client();
-    db = new CassandraClient(cassandraOptions(gw.keyspace));
-    await db.connect();
-    await s3.send(new CreateBucketCommand({ Bucket }));
   }, 600_000);
-  afterAll(async () => {
-    await db?.shutdown();
-    await gw?.stop();
-  });
+  afterAll(() => stop?.());
 
   const get = async (Key: string, extra: object = {}) => {
     const r = await s3.send(new GetObjectCommand({ Bucket, Key, ...extra }));
@@ -227,7 +194,7 @@ describe('server-side encryption', () => {
   it('master-key rotation: objects wrapped by an older key stay readable, new ones use the new key; a key removed too early is an error, never plaintext', async () => {
     const plain = body(90 * 1024, 'ROTATE');
     await s3.send(new PutObjectCommand({ Bucket, Key: 'rotate-old', Body: plain, ServerSideEncryption: 'AES256' }));
-    const K2 = `k2=${masterKey()}`;
+    const K2 = masterKeyEntry('k2');
     await gw.restart({ S3_SSE_MASTER_KEYS: `${K2},${K1}` });
     s3 = gw.client();
     expect((await get('rotate-old')).bytes.equals(plain)).toBe(true);

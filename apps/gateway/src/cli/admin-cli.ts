@@ -8,6 +8,7 @@
  *   key list <userId>
  *   key disable <accessKeyId> | key enable <accessKeyId>
  *   bucket list | usage | report | quota set | quota clear | quota recount  (see bucket-commands.ts, bucket-report.command.ts)
+ *   sse rewrap <bucket>  (see sse-command.ts)
  *
  * Environment: OSTORE_ADMIN_URL (default http://127.0.0.1:9104: the gateway's ADMIN_HOST:ADMIN_PORT), ADMIN_TOKEN.
  * Secrets are printed once, by the command that creates them.
@@ -17,6 +18,7 @@ import { loadAdminCliConfig } from '../config/admin-cli.config';
 import { BUCKET_USAGE, parseBucketArgs } from './bucket-commands';
 import { foldersMain } from './folders-command';
 import { parseBucketReport, renderBucketReport } from './bucket-report.command';
+import { parseSseArgs, SSE_USAGE } from './sse-command';
 
 export const USAGE = `usage:
   user create <id> [--display-name NAME] [--access-key-id ID --secret-access-key SECRET]
@@ -29,7 +31,8 @@ export const USAGE = `usage:
   key enable <accessKeyId>
   folders status [--generations N] [--json]   (folders --help)
 ${BUCKET_USAGE}
-  bucket report <bucket> [--json]           the newest combined scan snapshot: tops, anomalies`;
+  bucket report <bucket> [--json]           the newest combined scan snapshot: tops, anomalies
+${SSE_USAGE}`;
 
 export interface CliRequest {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE';
@@ -44,6 +47,8 @@ export function parseAdminArgs(argv: string[]): CliRequest | { help: string } {
   const report = parseBucketReport(argv);
   if (report) return 'help' in report ? report : { method: 'GET', path: report.path, ...(report.json ? {} : { render: (a) => renderBucketReport(a as Parameters<typeof renderBucketReport>[0]).trimEnd() }) };
   if (argv[0] === 'bucket') return parseBucketArgs(argv.slice(1));
+  const sse = parseSseArgs(argv);
+  if (sse) return sse;
   if (argv.includes('--help') || argv.includes('-h') || argv[0] === 'help') return { help: USAGE };
   const positional: string[] = [];
   const flags: Record<string, string> = {};

@@ -36,7 +36,7 @@ export class S3Module {
         { provide: S3_HANDLERS, useFactory: (...handlers: S3Handler[]) => handlers, inject: handlerClasses },
         S3Server,
       ],
-      exports: [GATEWAY_CONFIG, core],
+      exports: [GATEWAY_CONFIG, core, ObjectEncryption],
     };
   }
 }

@@ -335,9 +335,13 @@ export class VersionsRepository {
    * Replaces a version's tag set or ACL. Conditional (`IF EXISTS`) so that a racing permanent
    * delete of the version can never leave a resurrected partial metadata row behind.
    */
-  async updateMeta(vid: string, change: { tags?: Record<string, string>; acl?: string }): Promise<boolean> {
+  async updateMeta(vid: string, change: { tags?: Record<string, string>; acl?: string; sse?: string }): Promise<boolean> {
     const sets: string[] = [];
     const params: unknown[] = [];
+    if (change.sse !== undefined) {
+      sets.push('sse = ?');
+      params.push(change.sse);
+    }
     if (change.tags !== undefined) {
       sets.push('tags = ?');
       params.push(change.tags);

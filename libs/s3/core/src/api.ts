@@ -312,6 +312,39 @@ export interface ObjectsService {
   setTags(bucket: BucketRef, key: string, tags: Record<string, string>, versionId?: string): Promise<{ versionId: string }>;
   deleteTags(bucket: BucketRef, key: string, versionId?: string): Promise<{ versionId: string }>;
   setAcl(bucket: BucketRef, key: string, acl: StoredAcl, versionId?: string): Promise<void>;
+  /**
+   * Replaces the encryption record of every version of a bucket that `rewrap` answers a new one
+   * for (a master-key rotation: same data key, wrapped by the new key); the bodies stay as stored.
+   */
+  rewrapRecords(bucket: BucketRef, rewrap: (sse: string) => string | undefined): Promise<{ versions: number; rewrapped: number }>;
+}
+
+/** The data key that seals a part (each part number gets its own key from it, see partDataKey) and the part's ETag. */
+export interface PartEncryption {
+  dataKey: Buffer;
+  /** The part's ETag from its plaintext MD5 (SSE-C: not the MD5); the MD5 when absent. */
+  etag?: (md5: Buffer) => string;
+}
+
+/**
+ * Given the stored encryption record of an upload (`meta.sse` at CreateMultipartUpload, undefined
+ * for a plain upload), the part's data key, or undefined for a plain part; throws the caller's
+ * error (a missing or different SSE-C key). An encrypted upload's part is never stored plain.
+ */
+export type PartEncryptionOf = (uploadSse: string | undefined) => PartEncryption | undefined;
+
+/** What UploadPartCopy is asked. */
+export interface UploadPartCopyInput {
+  bucket: BucketRef;
+  key: string;
+  uploadId: string;
+  partNumber: number;
+  source: CopySource;
+  range?: ByteRange;
+  /** The data key of an encrypted source (its `meta.sse`): the range is opened with it. */
+  sourceDataKey?: Buffer;
+  /** How the part is sealed, asked with the upload's stored record (see PartEncryptionOf). */
+  encryption?: PartEncryptionOf;
 }
 
 /** What CompleteMultipartUpload is asked. */
@@ -342,10 +375,12 @@ export interface MultipartService {
     size?: number;
     checksumAlgorithms?: ChecksumAlgorithm[];
     verify?: BodyVerifier;
+    /** How the part is sealed, asked with the upload's stored record (see PartEncryptionOf). */
+    encryption?: PartEncryptionOf;
   }): Promise<Part>; // NoSuchUpload
-  uploadPartCopy(input: { bucket: BucketRef; key: string; uploadId: string; partNumber: number; source: CopySource; range?: ByteRange }): Promise<Part>;
+  uploadPartCopy(input: UploadPartCopyInput): Promise<Part>;
   /** CompleteMultipartUpload; `ifNoneMatch` ('*') / `ifMatch` make it conditional like PutObject (PreconditionFailed). */
-  complete(input: CompleteUploadInput): Promise<PutObjectResult & { location?: string }>;
+  complete(input: CompleteUploadInput): Promise<PutObjectResult & { location?: string; sse?: string }>;
   abort(bucket: BucketRef, key: string, uploadId: string): Promise<void>;
   listParts(input: { bucket: BucketRef; key: string; uploadId: string; partNumberMarker?: number; maxParts: number }): Promise<{ upload: Upload; parts: Part[]; isTruncated: boolean; nextPartNumberMarker?: number }>;
   listUploads(input: { bucket: BucketRef; prefix?: string; delimiter?: string; keyMarker?: string; uploadIdMarker?: string; maxUploads: number }): Promise<{

@@ -43,7 +43,7 @@ export class MultipartCompletion {
   ) {}
 
   /** Steps 1-3 for an upload row read by the caller (possibly claimed or completed already). */
-  async complete(bucket: BucketKey, upload: UploadRow, input: CompleteUploadInput): Promise<PutObjectResult> {
+  async complete(bucket: BucketKey, upload: UploadRow, input: CompleteUploadInput): Promise<PutObjectResult & { sse?: string }> {
     // Conditional completion (If-None-Match: * / If-Match), as for PutObject: the key is claimed
     // until the object is visible. A completion already under way (a retry) just finishes.
     let claim: { token: string } | undefined;
@@ -70,6 +70,8 @@ export class MultipartCompletion {
         etag: plan.etag,
         size: plan.size,
         checksums: plan.checksums,
+        // the object is encrypted as the upload was (its record, from CreateMultipartUpload)
+        sse: (JSON.parse(upload.meta) as ObjectMeta).sse,
       };
     } finally {
       if (claim) await this.store.releaseClaim(bucket, input.key, claim);

@@ -1,32 +1,32 @@
-import { Readable, Writable } from 'stream';
-import { pipeline } from 'stream/promises';
+import type { Readable } from 'stream';
+import { partDataKey } from '@ostore/s3/crypto';
 import type { ContextLogger } from '@ostore/shared/observability';
 import { BlockUnavailableError } from '@ostore/storage/blocks';
 import { BlockEntry, forEachLimited, Metastore, PartRow, UploadRow } from '@ostore/metastore/data-access';
 import type {
   BodyVerifier,
   BucketRef,
-  ByteRange,
   ChecksumAlgorithm,
   CompleteUploadInput,
-  CopySource,
   MultipartService,
   ObjectMeta,
   Owner,
   Part,
+  PartEncryptionOf,
   PutObjectResult,
   Upload,
+  UploadPartCopyInput,
 } from './api';
 import { S3DomainError } from './api';
 import type { BucketResolver } from './bucket-resolver';
-import { DigestTap, quotedEtag } from './checksums';
-import { noSuchKey, noSuchUpload, noSuchVersion, s3err } from './errors';
+import { quotedEtag } from './checksums';
+import { noSuchKey, noSuchUpload, s3err } from './errors';
 import { folderRowsOf, splitKey, validateKey } from './keys';
 import { uploadsSource } from './listing/sources';
 import { takePage, TreeWalker } from './listing/tree-walker';
 import { MultipartCompletion, partRef } from './multipart-completion';
 import { listPageSize } from './object-listings';
-import { planPartCopy } from './part-copy';
+import { copyPartOnce, PartFacts, partSealOf } from './part-copier';
 import { validateObjectTags } from './objects.service';
 import { decodeId, encodeId } from './version-ids';
 import type { BucketKey } from './version-data';
@@ -132,18 +132,21 @@ export class CassandraMultipartService implements MultipartService {
     size?: number;
     checksumAlgorithms?: ChecksumAlgorithm[];
     verify?: BodyVerifier;
+    encryption?: PartEncryptionOf;
   }): Promise<Part> {
     const bucket = await this.target(input.bucket, input.key);
     this.checkPartNumber(input.partNumber);
     const upload = await this.resolveUpload(bucket, input.key, input.uploadId);
     if (upload.completingVid) throw noSuchUpload(input.uploadId);
+    // an encrypted upload's part is sealed with its part key; a missing or other SSE-C key fails here, before the body
+    const seal = partSealOf(upload, input.encryption);
     const algorithms = [...(input.checksumAlgorithms ?? [])];
     if (upload.checksumAlgorithm) algorithms.push(upload.checksumAlgorithm as ChecksumAlgorithm);
     const ticket = await this.store.admitQuota(bucket, { bytes: input.size ?? 0, objects: 0 });
     try {
-      const { stored, digests } = await this.store.storeBody(input.body, algorithms, input.verify);
+      const { stored, digests } = await this.store.storeBody(input.body, algorithms, input.verify, seal && partDataKey(seal.dataKey, input.partNumber));
       await this.store.fitQuota(ticket, stored.size, stored.blocks);
-      const facts = { size: stored.size, etag: quotedEtag(digests.md5), checksums: digests.checksums };
+      const facts = { size: stored.size, etag: seal?.etag ? seal.etag(digests.md5) : quotedEtag(digests.md5), checksums: digests.checksums };
       const part = await this.savePart(bucket, upload, input.partNumber, stored.blocks, facts);
       await this.store.recordUsage(bucket, 'store', stored.size, 0, ticket);
       return part;
@@ -158,7 +161,7 @@ export class CassandraMultipartService implements MultipartService {
     upload: UploadRow,
     partNumber: number,
     blocks: BlockEntry[],
-    facts: { size: number; etag: string; checksums: Partial<Record<ChecksumAlgorithm, string>> },
+    facts: PartFacts,
     inFlight: BlockEntry[] = blocks,
   ): Promise<Part> {
     const { vts, vid: pid } = this.store.newVid('object');
@@ -204,18 +207,8 @@ export class CassandraMultipartService implements MultipartService {
     for (const old of rows.slice(1)) await this.completion.dropPartRow(bucket, old, true);
   }
 
-  /**
-   * UploadPartCopy: the part is the source range (see planPartCopy). The part's ETag is the
-   * source's when the whole of a single-part object is copied, else the md5 of the range (read).
-   */
-  async uploadPartCopy(input: {
-    bucket: BucketRef;
-    key: string;
-    uploadId: string;
-    partNumber: number;
-    source: CopySource;
-    range?: ByteRange;
-  }): Promise<Part> {
+  /** UploadPartCopy: the part is the source range (see copyPartOnce), retried when a shared source block went away. */
+  async uploadPartCopy(input: UploadPartCopyInput): Promise<Part> {
     const bucket = await this.target(input.bucket, input.key);
     this.checkPartNumber(input.partNumber);
     const upload = await this.resolveUpload(bucket, input.key, input.uploadId);
@@ -223,7 +216,7 @@ export class CassandraMultipartService implements MultipartService {
     const srcBucket = input.source.bucket === bucket.name ? bucket : await this.buckets.resolve(input.source.bucket);
     for (let attempt = 0; ; attempt++) {
       try {
-        return await this.copyPartOnce(bucket, srcBucket, upload, input);
+        return await copyPartOnce(this.store, (...args) => this.savePart(...args), bucket, srcBucket, upload, input);
       } catch (e) {
         if (e instanceof BlockUnavailableError && attempt < 2) continue;
         if (e instanceof BlockUnavailableError) throw noSuchKey(input.source.key);
@@ -232,76 +225,7 @@ export class CassandraMultipartService implements MultipartService {
     }
   }
 
-  private async copyPartOnce(
-    bucket: BucketKey,
-    srcBucket: BucketKey,
-    upload: UploadRow,
-    input: { key: string; partNumber: number; source: CopySource; range?: ByteRange },
-  ): Promise<Part> {
-    const src = input.source.versionId
-      ? await this.store.findVersion(srcBucket.bucketId, input.source.key, input.source.versionId, { body: true })
-      : await this.store.newest(srcBucket.bucketId, input.source.key, { body: true });
-    if (!src) throw input.source.versionId ? noSuchVersion(input.source.key, input.source.versionId) : noSuchKey(input.source.key);
-    if (src.isDeleteMarker) {
-      if (input.source.versionId)
-        throw s3err('InvalidRequest', 'The source of a copy request may not specifically refer to a delete marker by version id.');
-      throw noSuchKey(input.source.key);
-    }
-    if ((await this.store.metaOf(src))?.sse) throw s3err('NotImplemented', 'UploadPartCopy from an encrypted source is not implemented: nothing was copied');
-    const srcBlocks = await this.store.readBlocks(src.vid);
-    // a small source stored inline has no blocks: its bytes are in its row or its metadata row
-    const inline = srcBlocks.length === 0 && src.size > 0 ? await this.store.inlineBodyOf(src) : undefined;
-    const readSource = (r: ByteRange): Readable =>
-      inline ? Readable.from([inline.subarray(r.start, r.endInclusive + 1)], { objectMode: false }) : this.store.openBlocks(srcBlocks, r);
-    const whole = input.range === undefined;
-    const range = input.range ?? { start: 0, endInclusive: src.size - 1 };
-    if (!whole && (range.start < 0 || range.endInclusive < range.start || range.endInclusive >= src.size))
-      throw s3err('InvalidRange', 'The requested range is not satisfiable', {
-        RangeRequested: `bytes=${range.start}-${range.endInclusive}`,
-        ActualObjectSize: String(src.size),
-      });
-    const size = src.size === 0 && whole ? 0 : range.endInclusive - range.start + 1;
-    const pieces = planPartCopy(srcBlocks, range, size, !!inline);
-    let etag: string;
-    let checksums: Partial<Record<ChecksumAlgorithm, string>> = {};
-    const algorithms = upload.checksumAlgorithm ? [upload.checksumAlgorithm as ChecksumAlgorithm] : [];
-    if (whole && !src.etag.includes('-') && algorithms.length === 0) {
-      etag = src.etag;
-    } else {
-      const tap = new DigestTap(algorithms);
-      const body = size > 0 ? readSource(range) : Readable.from([]);
-      await pipeline(body, tap, new Writable({ write: (_chunk, _enc, cb) => cb() }));
-      const d = tap.result();
-      etag = quotedEtag(d.md5);
-      checksums = d.checksums;
-    }
-    const ticket = await this.store.admitQuota(bucket, { bytes: size, objects: 0 });
-    const blocks: BlockEntry[] = [];
-    const written: BlockEntry[] = [];
-    try {
-      for (const p of pieces) {
-        if ('shared' in p) blocks.push(p.shared);
-        else {
-          const stored = await this.store.writeBlocks(readSource(p.copy));
-          blocks.push(...stored.blocks);
-          written.push(...stored.blocks);
-        }
-      }
-    } catch (e) {
-      ticket?.release();
-      await this.store.discardBlocks(written);
-      throw e;
-    }
-    try {
-      const part = await this.savePart(bucket, upload, input.partNumber, blocks, { size, etag, checksums }, written);
-      await this.store.recordUsage(bucket, 'copy', size, 0, ticket);
-      return part;
-    } finally {
-      ticket?.release();
-    }
-  }
-
-  async complete(input: CompleteUploadInput): Promise<PutObjectResult & { location?: string }> {
+  async complete(input: CompleteUploadInput): Promise<PutObjectResult & { location?: string; sse?: string }> {
     const bucket = await this.target(input.bucket, input.key);
     if (input.ifNoneMatch !== undefined && input.ifNoneMatch.trim() !== '*')
       throw s3err('NotImplemented', 'If-None-Match on CompleteMultipartUpload only supports *');

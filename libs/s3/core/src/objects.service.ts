@@ -1,5 +1,5 @@
-import { finished, Readable } from 'stream';
-import { openBuffer, sealedRange } from '@ostore/s3/crypto';
+import { Readable } from 'stream';
+import { openBuffer } from '@ostore/s3/crypto';
 import type { ContextLogger } from '@ostore/shared/observability';
 import { BlockUnavailableError } from '@ostore/storage/blocks';
 import type { BlockEntry, VersionRow } from '@ostore/metastore/data-access';
@@ -29,6 +29,8 @@ import { listObjects, listVersions } from './object-listings';
 import { decodeId, NULL_VERSION_ID, publicVersionIdOf, uuidBytes, vtsOfVid } from './version-ids';
 import type { BucketKey } from './version-data';
 import { objectMetaOf, toObjectVersion } from './version-mapping';
+import { openSealedBlocks, partsOf } from './sealed-read';
+import { rewrapBucketRecords } from './sse-records';
 import type { VersionStore } from './version-store';
 
 export function validateObjectTags(tags: Record<string, string> | undefined): void {
@@ -136,24 +138,15 @@ export class CassandraObjectsService implements ObjectsService {
       return { start: 0, endInclusive: version.size - 1 };
     }
     if (partNumber < 1 || partNumber > version.partCount) throw this.invalidPartNumber(partNumber, version.partCount);
-    const blocks = await this.store.readBlocks(version.manifestId!);
-    let start = 0;
-    let length = 0;
-    for (const b of blocks) {
-      const p = b.partNumber ?? 1;
-      if (p < partNumber) start += b.size;
-      else if (p === partNumber) length += b.size;
-    }
-    if (length === 0) throw this.invalidPartNumber(partNumber, version.partCount);
-    return { start, endInclusive: start + length - 1 };
+    const part = partsOf(await this.store.readBlocks(version.manifestId!), !!version.meta.sse).find((p) => p.partNumber === partNumber);
+    if (!part || part.plainSize === 0) throw this.invalidPartNumber(partNumber, version.partCount);
+    return { start: part.plainStart, endInclusive: part.plainStart + part.plainSize - 1 };
   }
 
   async partSizes(version: ObjectVersion): Promise<{ partNumber: number; size: number }[]> {
     if (!version.partCount || !version.manifestId) return [];
-    const sizes = new Map<number, number>();
-    for (const b of await this.store.readBlocks(version.manifestId))
-      sizes.set(b.partNumber ?? 1, (sizes.get(b.partNumber ?? 1) ?? 0) + b.size);
-    return [...sizes.entries()].sort((a, b) => a[0] - b[0]).map(([partNumber, size]) => ({ partNumber, size }));
+    // an encrypted object's blocks hold sealed bytes: each part's plaintext size follows from them
+    return partsOf(await this.store.readBlocks(version.manifestId), !!version.meta.sse).map((p) => ({ partNumber: p.partNumber, size: p.plainSize }));
   }
 
   private invalidPartNumber(partNumber: number, count: number) {
@@ -184,13 +177,7 @@ export class CassandraObjectsService implements ObjectsService {
       return Readable.from([openBuffer(key, source.inline, version.size, range)], { objectMode: false });
     }
     if (!key) return this.store.openBlocks(source.blocks, range);
-    const sealed = sealedRange(key, version.size, range);
-    const raw = this.store.openBlocks(source.blocks, sealed);
-    const open = sealed.open();
-    finished(raw, (err) => {
-      if (err) open.destroy(err);
-    });
-    return raw.pipe(open);
+    return openSealedBlocks((blocks, r) => this.store.openBlocks(blocks, r), source.blocks, version.size, key, !!version.partCount, range);
   }
 
   /** Where a version's stored bytes are: its blocks, or its inline body (in its row or, when larger, its metadata row). */
@@ -387,6 +374,10 @@ export class CassandraObjectsService implements ObjectsService {
 
   async setAcl(ref: BucketRef, key: string, acl: StoredAcl, versionId?: string): Promise<void> {
     await this.updateMeta(ref, key, versionId, { acl });
+  }
+
+  async rewrapRecords(ref: BucketRef, rewrap: (sse: string) => string | undefined) {
+    return rewrapBucketRecords(this.store, (await this.buckets.target(ref)).bucketId, rewrap);
   }
 
   private async updateMeta(

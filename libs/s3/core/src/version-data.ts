@@ -85,10 +85,10 @@ export abstract class VersionData {
   }
 
   /**
-   * Changes the tags or ACL of a version: the row's snapshot goes first, so that whatever happens
-   * next no reader sees the old tags or ACL once this returns. False when the version is gone.
+   * Changes the tags, ACL or encryption record of a version: the row's snapshot goes first, so that
+   * whatever happens next no reader sees the old values once this returns. False when the version is gone.
    */
-  async updateMeta(row: VersionRow, change: { tags?: Record<string, string>; acl?: string }): Promise<boolean> {
+  async updateMeta(row: VersionRow, change: { tags?: Record<string, string>; acl?: string; sse?: string }): Promise<boolean> {
     await this.ms.versions.dropSnapshot(row, this.nowMicros());
     return this.ms.versions.updateMeta(row.vid, change);
   }
@@ -111,9 +111,9 @@ export abstract class VersionData {
     return receiveBody(this.blocks, body, algorithms, verify, this.settings.inlineBodyMaxBytes, dataKey);
   }
 
-  /** Streams a body into blocks (in flight until referenced), digested and verified (see storeBody). */
-  storeBody(body: Readable, algorithms: ChecksumAlgorithm[] | undefined, verify: BodyVerifier | undefined) {
-    return storeBody(this.blocks, body, algorithms, verify);
+  /** Streams a body into blocks (in flight until referenced), digested and verified, sealed with `dataKey` if given (see storeBody). */
+  storeBody(body: Readable, algorithms: ChecksumAlgorithm[] | undefined, verify: BodyVerifier | undefined, dataKey?: Buffer) {
+    return storeBody(this.blocks, body, algorithms, verify, dataKey);
   }
 
   /** Writes a stream into new blocks (in flight until referenced). */

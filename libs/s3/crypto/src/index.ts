@@ -2,3 +2,4 @@ export * from './segments';
 export * from './keys';
 export * from './sse-headers';
 export * from './bucket-encryption';
+export * from './parts';

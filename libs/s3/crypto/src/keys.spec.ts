@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'crypto';
 import { S3Error } from '@ostore/s3/protocol';
-import { DataKeyError, dataKeyOf, decodeSseRecord, encodeSseRecord, MasterKeyring, newSseCKey, newSseS3Key, parseMasterKeys } from './keys';
+import { DataKeyError, dataKeyOf, decodeSseRecord, encodeSseRecord, MasterKeyring, newSseCKey, newSseS3Key, parseMasterKeys, rewrapSseS3 } from './keys';
 import { parseCustomerKey } from './sse-headers';
 import { decodeBucketEncryption, encodeBucketEncryption, parseBucketEncryptionXml } from './bucket-encryption';
 
@@ -27,6 +27,17 @@ describe('data keys', () => {
     expect(newSseS3Key(new MasterKeyring([k2, k1])).record).toMatchObject({ kid: 'k2' });
     expect(reason(() => dataKeyOf(stored, { keyring: new MasterKeyring([k2]) }))).toBe('master-key-unknown');
     expect(reason(() => dataKeyOf(stored, { keyring: new MasterKeyring([{ id: 'k1', key: randomBytes(32) }]) }))).toBe('record-corrupt');
+  });
+
+  it('re-wraps an SSE-S3 record under the current master key: same data key, nothing to do when current, unknown old key refused', () => {
+    const { dataKey, record } = newSseS3Key(new MasterKeyring([k1]));
+    const rotated = new MasterKeyring([k2, k1]);
+    const rewrapped = rewrapSseS3(record, rotated)!;
+    expect(rewrapped).toMatchObject({ alg: 'AES256', kid: 'k2' });
+    expect(dataKeyOf(rewrapped, { keyring: new MasterKeyring([k2]) }).equals(dataKey)).toBe(true);
+    expect(rewrapSseS3(rewrapped, rotated)).toBeUndefined();
+    expect(rewrapSseS3(newSseCKey(randomBytes(32)).record, rotated)).toBeUndefined();
+    expect(reason(() => rewrapSseS3(record, new MasterKeyring([k2])))).toBe('master-key-unknown');
   });
 
   it('SSE-C: derived from the customer key; the record holds a salted check, never the key', () => {

@@ -80,11 +80,15 @@ export function newSseS3Key(keyring: MasterKeyring): NewDataKey {
   const master = keyring.current;
   if (!master) throw new Error('no master key is configured');
   const dataKey = randomBytes(32);
+  return { dataKey, record: wrapDataKey(dataKey, master) };
+}
+
+function wrapDataKey(dataKey: Buffer, master: MasterKey): SseRecord {
   const iv = randomBytes(12);
   const c = createCipheriv('aes-256-gcm', master.key, iv);
   c.setAAD(Buffer.from(WRAP_AAD + master.id));
   const wrapped = Buffer.concat([c.update(dataKey), c.final(), c.getAuthTag()]);
-  return { dataKey, record: { v: 1, alg: 'AES256', kid: master.id, iv: iv.toString('base64'), wrapped: wrapped.toString('base64') } };
+  return { v: 1, alg: 'AES256', kid: master.id, iv: iv.toString('base64'), wrapped: wrapped.toString('base64') };
 }
 
 /** A fresh data key for an SSE-C version, derived from the customer's 32-byte key and a new salt. */
@@ -134,6 +138,17 @@ export function dataKeyOf(record: SseRecord, keys: { keyring: MasterKeyring; cus
   } catch {
     throw new DataKeyError('record-corrupt');
   }
+}
+
+/**
+ * Re-wraps an SSE-S3 record under the keyring's current master key (the same data key, so the stored
+ * body stays as it is): the record to store, or undefined when there is nothing to do (SSE-C, or
+ * wrapped by the current key already). Throws DataKeyError when the old master key is not listed.
+ */
+export function rewrapSseS3(record: SseRecord, keyring: MasterKeyring): SseRecord | undefined {
+  const master = keyring.current;
+  if (record.alg !== 'AES256' || !master || record.kid === master.id) return undefined;
+  return wrapDataKey(dataKeyOf(record, { keyring }), master);
 }
 
 /** The stored form of a record (`version_meta.sse`). */

@@ -1,6 +1,7 @@
 import { randomBytes } from 'crypto';
 import { Readable } from 'stream';
 import { openBuffer, SEGMENT_BYTES, SEGMENT_OVERHEAD, sealBuffer, SealedBodyError, sealedRange, sealedSize, sealStream } from './segments';
+import { partDataKey, plainSizeOf } from './parts';
 
 async function collect(s: Readable): Promise<Buffer> {
   const out: Buffer[] = [];
@@ -65,5 +66,23 @@ describe('sealed segments', () => {
     expect(() => openBuffer(randomBytes(32), sealed, n)).toThrow(SealedBodyError);
     await expect(through(sealedRange(key, n).open(), flipped, 4096)).rejects.toThrow(SealedBodyError);
     await expect(through(sealedRange(key, n).open(), sealed.subarray(0, sealed.length - 10), 4096)).rejects.toThrow(SealedBodyError);
+  });
+});
+
+describe('multipart part keys and sizes', () => {
+  it('plainSizeOf inverts sealedSize and refuses impossible sizes', () => {
+    for (const n of [0, 1, SEGMENT_BYTES - 1, SEGMENT_BYTES, SEGMENT_BYTES + 1, 5 * SEGMENT_BYTES + 3]) expect(plainSizeOf(sealedSize(n))).toBe(n);
+    expect(() => plainSizeOf(SEGMENT_OVERHEAD)).toThrow(SealedBodyError);
+    expect(() => plainSizeOf(SEGMENT_BYTES + SEGMENT_OVERHEAD + 5)).toThrow(SealedBodyError);
+  });
+
+  it('each part number has its own key: a part sealed as part 1 does not open as part 2', () => {
+    const dataKey = randomBytes(32);
+    const plain = randomBytes(1000);
+    const sealed = sealBuffer(partDataKey(dataKey, 1), plain);
+    expect(partDataKey(dataKey, 1).equals(partDataKey(dataKey, 1))).toBe(true);
+    expect(openBuffer(partDataKey(dataKey, 1), sealed, plain.length).equals(plain)).toBe(true);
+    expect(() => openBuffer(partDataKey(dataKey, 2), sealed, plain.length)).toThrow(SealedBodyError);
+    expect(() => partDataKey(dataKey, 0)).toThrow();
   });
 });

@@ -13,13 +13,10 @@ function thrown(fn: () => unknown): S3Error | undefined {
 
 describe(refuseUnsupportedHeaders.name, () => {
   it.each([
-    ['CreateMultipartUpload', { 'x-amz-server-side-encryption': 'AES256' }],
+    ['CreateMultipartUpload', { 'x-amz-server-side-encryption': 'aws:kms' }],
     ['PutObject', { 'x-amz-server-side-encryption': 'aws:kms' }],
     ['CopyObject', { 'x-amz-server-side-encryption': 'aws:kms:dsse' }],
     ['CopyObject', { 'x-amz-server-side-encryption-aws-kms-key-id': 'k' }],
-    ['CreateMultipartUpload', { 'x-amz-server-side-encryption-customer-algorithm': 'AES256' }],
-    ['UploadPart', { 'x-amz-server-side-encryption-customer-key': 'a2V5' }],
-    ['UploadPartCopy', { 'x-amz-copy-source-server-side-encryption-customer-key-md5': 'bWQ1' }],
     ['CreateBucket', { 'x-amz-bucket-object-lock-enabled': 'true' }],
   ])('%s with %j is NotImplemented (501)', (operation, headers) => {
     expect(thrown(() => refuseUnsupportedHeaders(operation, headers))).toMatchObject({ code: 'NotImplemented', httpStatus: 501 });
@@ -44,12 +41,14 @@ describe(refuseUnsupportedHeaders.name, () => {
     expect(thrown(() => refuseUnsupportedHeaders('CreateBucket', { 'x-amz-bucket-object-lock-enabled': 'false' }))).toBeUndefined();
   });
 
-  it('leaves SSE-S3 and SSE-C of PutObject and CopyObject to their handlers (they encrypt)', () => {
-    for (const operation of ['PutObject', 'CopyObject']) {
+  it('leaves SSE-S3 and SSE-C of PutObject, CopyObject and multipart uploads to their handlers (they encrypt)', () => {
+    for (const operation of ['PutObject', 'CopyObject', 'CreateMultipartUpload']) {
       expect(thrown(() => refuseUnsupportedHeaders(operation, { 'x-amz-server-side-encryption': 'AES256' }))).toBeUndefined();
       expect(thrown(() => refuseUnsupportedHeaders(operation, { 'x-amz-server-side-encryption-customer-algorithm': 'AES256' }))).toBeUndefined();
     }
     expect(thrown(() => refuseUnsupportedHeaders('CopyObject', { 'x-amz-copy-source-server-side-encryption-customer-key': 'a2V5' }))).toBeUndefined();
+    expect(thrown(() => refuseUnsupportedHeaders('UploadPart', { 'x-amz-server-side-encryption-customer-key': 'a2V5' }))).toBeUndefined();
+    expect(thrown(() => refuseUnsupportedHeaders('UploadPartCopy', { 'x-amz-copy-source-server-side-encryption-customer-key-md5': 'bWQ1' }))).toBeUndefined();
   });
 });
 

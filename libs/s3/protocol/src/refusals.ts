@@ -10,26 +10,15 @@ import { HttpHeaders, headerValue } from './headers';
 /** The largest body one PutObject may carry (S3: 5 GiB); larger objects need a multipart upload. */
 export const MAX_PUT_OBJECT_BYTES = 5 * 1024 ** 3;
 
-/** Operations whose headers may ask for server-side encryption of what they store. */
-const SSE_OPERATIONS = new Set(['PutObject', 'CopyObject', 'CreateMultipartUpload']);
 /**
- * Operations whose SSE-C / SSE-S3 headers are refused: multipart uploads are not encrypted yet.
- * PutObject and CopyObject (and GetObject / HeadObject) encrypt for real (@ostore/s3/crypto).
+ * Operations whose headers may ask for server-side encryption of what they store. SSE-S3 and SSE-C
+ * are real on all of them and on the parts of a multipart upload (@ostore/s3/crypto, the gateway's
+ * ObjectEncryption): only SSE-KMS is refused here.
  */
-const SSE_C_OPERATIONS = new Set(['CreateMultipartUpload', 'UploadPart', 'UploadPartCopy']);
-/** Operations whose customer key for their copy source is refused. */
-const COPY_SOURCE_SSE_C_OPERATIONS = new Set(['UploadPartCopy']);
-/** Operations that encrypt what they store with SSE-S3 (`AES256`). */
-const SSE_S3_OPERATIONS = new Set(['PutObject', 'CopyObject']);
+const SSE_OPERATIONS = new Set(['PutObject', 'CopyObject', 'CreateMultipartUpload']);
 /** Operations whose headers may put an Object Lock retention or legal hold on the new version. */
 const OBJECT_LOCK_OPERATIONS = new Set(['PutObject', 'CopyObject', 'CreateMultipartUpload']);
 
-const SSE_C_HEADERS = [
-  'x-amz-server-side-encryption-customer-algorithm',
-  'x-amz-server-side-encryption-customer-key',
-  'x-amz-server-side-encryption-customer-key-md5',
-];
-const COPY_SOURCE_SSE_C_HEADERS = SSE_C_HEADERS.map((h) => h.replace('x-amz-', 'x-amz-copy-source-'));
 const KMS_HEADERS = [
   'x-amz-server-side-encryption-aws-kms-key-id',
   'x-amz-server-side-encryption-context',
@@ -44,8 +33,8 @@ const notImplemented = (what: string, header: string) =>
 
 /**
  * Refuses encryption and Object Lock headers on the operations they apply to, before anything
- * is stored: SSE-KMS always answers NotImplemented (no KMS here), SSE-C and SSE-S3 on multipart
- * uploads too (an unknown algorithm is InvalidArgument, as on S3); Object Lock headers answer
+ * is stored: SSE-KMS always answers NotImplemented (no KMS here; an unknown algorithm is
+ * InvalidArgument, as on S3); Object Lock headers answer
  * InvalidRequest, since no bucket has Object Lock enabled. A CreateBucket asking for Object Lock
  * is NotImplemented.
  */
@@ -56,19 +45,9 @@ export function refuseUnsupportedHeaders(operation: string, headers: HttpHeaders
     if (lock !== undefined && lock.trim().toLowerCase() === 'true') throw notImplemented('Object Lock', 'x-amz-bucket-object-lock-enabled');
     return;
   }
-  if (SSE_C_OPERATIONS.has(operation)) {
-    const header = SSE_C_HEADERS.find(present);
-    if (header) throw notImplemented('Server-side encryption with customer-provided keys (SSE-C)', header);
-  }
-  if (COPY_SOURCE_SSE_C_OPERATIONS.has(operation)) {
-    const header = COPY_SOURCE_SSE_C_HEADERS.find(present);
-    if (header) throw notImplemented('Server-side encryption with customer-provided keys (SSE-C)', header);
-  }
   if (SSE_OPERATIONS.has(operation)) {
     const algorithm = headerValue(headers, 'x-amz-server-side-encryption');
     if (algorithm !== undefined) {
-      if (algorithm === 'AES256' && !SSE_S3_OPERATIONS.has(operation))
-        throw notImplemented('Server-side encryption of multipart uploads (SSE-S3, AES256)', 'x-amz-server-side-encryption');
       if (algorithm === 'aws:kms' || algorithm === 'aws:kms:dsse') throw notImplemented('Server-side encryption with KMS keys (SSE-KMS)', 'x-amz-server-side-encryption');
       if (algorithm !== 'AES256')
         throw new S3Error('InvalidArgument', 'The encryption method specified is not supported', {

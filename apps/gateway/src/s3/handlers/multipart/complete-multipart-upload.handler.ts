@@ -5,13 +5,17 @@ import { MULTIPART_SERVICE } from '../../services';
 import { readSmallBody, sendXml } from '../../responses';
 import type { S3Handler } from '../../s3-handler';
 import type { S3Request } from '../../s3-request';
+import { ObjectEncryption } from '../../sse/object-encryption';
 
 @Injectable()
 export class CompleteMultipartUploadHandler implements S3Handler {
   readonly operation = 'CompleteMultipartUpload';
   readonly access = 'bucket-write' as const;
 
-  constructor(@Inject(MULTIPART_SERVICE) private readonly multipart: MultipartService) {}
+  constructor(
+    @Inject(MULTIPART_SERVICE) private readonly multipart: MultipartService,
+    private readonly sse: ObjectEncryption,
+  ) {}
 
   async handle(req: S3Request): Promise<void> {
     const parts = parseCompleteMultipartUpload((await readSmallBody(req, 4 * 1024 * 1024)).toString('utf8'));
@@ -35,7 +39,7 @@ export class CompleteMultipartUploadHandler implements S3Handler {
         ETag: result.etag,
         ...Object.fromEntries(Object.entries(result.checksums).map(([alg, v]) => [`Checksum${alg}`, v])),
       }),
-      { 'x-amz-version-id': req.bucketInfo!.versioning !== 'Unversioned' ? result.versionId : undefined },
+      { 'x-amz-version-id': req.bucketInfo!.versioning !== 'Unversioned' ? result.versionId : undefined, ...this.sse.headersOf(result.sse) },
     );
   }
 }

@@ -6,13 +6,17 @@ import { CHECKSUM_ALGORITHMS, metaFromHeaders, objectOwnerOf } from '../../objec
 import { readSmallBody, sendXml } from '../../responses';
 import type { S3Handler } from '../../s3-handler';
 import type { S3Request } from '../../s3-request';
+import { ObjectEncryption } from '../../sse/object-encryption';
 
 @Injectable()
 export class CreateMultipartUploadHandler implements S3Handler {
   readonly operation = 'CreateMultipartUpload';
   readonly access = 'bucket-write' as const;
 
-  constructor(@Inject(MULTIPART_SERVICE) private readonly multipart: MultipartService) {}
+  constructor(
+    @Inject(MULTIPART_SERVICE) private readonly multipart: MultipartService,
+    private readonly sse: ObjectEncryption,
+  ) {}
 
   async handle(req: S3Request): Promise<void> {
     await readSmallBody(req, 0);
@@ -20,15 +24,19 @@ export class CreateMultipartUploadHandler implements S3Handler {
     if (alg !== undefined && !CHECKSUM_ALGORITHMS.includes(alg as ChecksumAlgorithm)) {
       throw new S3Error('InvalidRequest', `Checksum algorithm provided is unsupported: ${alg}`);
     }
+    // SSE headers, else the bucket's default encryption: the upload's record seals every part (and the object)
+    const encryption = this.sse.forWrite(req);
+    const meta = metaFromHeaders(req);
     const upload = await this.multipart.create({
       bucket: req.target,
       key: req.key!,
       owner: objectOwnerOf(req),
-      meta: metaFromHeaders(req),
+      meta: encryption ? { ...meta, sse: encryption.sse } : meta,
       checksumAlgorithm: alg as ChecksumAlgorithm | undefined,
     });
     sendXml(req, 200, toXml('InitiateMultipartUploadResult', { Bucket: req.bucket!, Key: req.key!, UploadId: upload.uploadId }), {
       'x-amz-checksum-algorithm': alg,
+      ...encryption?.headers,
     });
   }
 }

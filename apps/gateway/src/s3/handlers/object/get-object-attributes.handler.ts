@@ -6,6 +6,7 @@ import { OBJECTS_SERVICE } from '../../services';
 import { sendXml } from '../../responses';
 import type { S3Handler } from '../../s3-handler';
 import type { S3Request } from '../../s3-request';
+import { ObjectEncryption } from '../../sse/object-encryption';
 
 const ATTRIBUTES = ['ETag', 'Checksum', 'ObjectParts', 'StorageClass', 'ObjectSize'] as const;
 type Attribute = (typeof ATTRIBUTES)[number];
@@ -37,6 +38,7 @@ export class GetObjectAttributesHandler implements S3Handler {
   constructor(
     @Inject(OBJECTS_SERVICE) private readonly objects: ObjectsService,
     private readonly accessControl: AccessControl,
+    private readonly sse: ObjectEncryption,
   ) {}
 
   async handle(req: S3Request): Promise<void> {
@@ -47,6 +49,8 @@ export class GetObjectAttributesHandler implements S3Handler {
     const version = await this.objects.head(req.target, req.key!, versionId);
     if (!this.accessControl.isObjectReadAllowed(req, version.owner.id, version.meta.acl))
       throw new S3Error('AccessDenied', 'Access Denied');
+    // an SSE-C object's attributes need its customer key, as its body does
+    this.sse.checkKey(req, version.meta.sse);
 
     const checksums = Object.entries(version.checksums);
     let objectParts: XmlValue | undefined;

@@ -29,6 +29,7 @@ import { OBJECTS_SERVICE } from '../../services';
 import type { S3Handler } from '../../s3-handler';
 import type { S3Request } from '../../s3-request';
 import { GATEWAY_CONFIG } from '../../tokens';
+import { ObjectEncryption } from '../../sse/object-encryption';
 
 interface PostForm {
   key: string;
@@ -58,6 +59,7 @@ export class PostObjectHandler implements S3Handler {
     private readonly accessControl: AccessControl,
     private readonly clock: Clock,
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
+    private readonly sse: ObjectEncryption,
   ) {}
 
   async authenticate(req: S3Request): Promise<void> {
@@ -105,6 +107,8 @@ export class PostObjectHandler implements S3Handler {
     const { fields, range } = form;
     const checksums = formChecksums(fields);
     const meta = formMeta(fields);
+    // the form's SSE fields (as PutObject's headers), else the bucket's default encryption
+    const encryption = this.sse.forWrite(req, Object.fromEntries(fields));
     let seen = 0;
     const counted = new Transform({
       transform(chunk: Buffer, _enc, done) {
@@ -124,7 +128,8 @@ export class PostObjectHandler implements S3Handler {
       key: form.key,
       owner: objectOwnerOf(req),
       body: form.file.stream.pipe(counted),
-      meta,
+      meta: encryption ? { ...meta, sse: encryption.sse } : meta,
+      ...(encryption ? { encryption: { dataKey: encryption.dataKey, etag: encryption.etag } } : {}),
       checksumAlgorithms: checksums.algorithms,
       verify: (computed) => {
         const sizeError = postSizeError(range, computed.size);
@@ -137,6 +142,7 @@ export class PostObjectHandler implements S3Handler {
     const headers: Record<string, string | undefined> = {
       ETag: result.etag,
       'x-amz-version-id': req.target.versioning !== 'Unversioned' ? result.versionId : undefined,
+      ...encryption?.headers,
     };
     for (const alg of checksums.algorithms) headers[`x-amz-checksum-${alg.toLowerCase()}`] = result.checksums[alg];
     this.respond(req, form, headers);
@@ -208,12 +214,7 @@ function drain(raw: IncomingMessage): Promise<void> {
 /** The object's metadata from the form's fields (the headers a PUT would carry). */
 function formMeta(fields: Map<string, string>): ObjectMeta {
   const headers = Object.fromEntries(fields);
-  // Browser uploads do not encrypt (SSE-S3 is built for PutObject and CopyObject only): an
-  // encryption field is refused, never ignored; then Object Lock and SSE-C/KMS as on PutObject.
-  if (fields.has('x-amz-server-side-encryption'))
-    throw new S3Error('NotImplemented', 'Server-side encryption of browser POST uploads is not implemented: the request was refused and nothing was stored unencrypted', {
-      extra: { Header: 'x-amz-server-side-encryption' },
-    });
+  // SSE-KMS and Object Lock fields refused as on PutObject; SSE-S3 and SSE-C fields encrypt (see store)
   refuseUnsupportedHeaders('PutObject', headers);
   const acl = fields.get('acl');
   if (acl !== undefined && !CANNED_ACLS.includes(acl as CannedAcl)) throw argument('acl', `Invalid canned ACL: ${acl}`, acl);
