@@ -127,7 +127,7 @@ export async function untilJudged(s: ScannerCleanup, maxTicks = 5): Promise<Tick
 
 /** The scheduler's applier over the spec's session, on the real clock (folder rows carry real write timestamps). */
 export function scheduler(db: CassandraClient, budget = new ParentBudget(1000, 1)): EmptyFolderApplier {
-  return new EmptyFolderApplier(new FolderCleanupRepository(db), budget, { folderCacheTtlMs: 0, skewMs: 0 }, new SystemClock());
+  return new EmptyFolderApplier(new FolderCleanupRepository(db), budget, { folderCacheTtlMs: 0, skewMs: 0 }, new SystemClock(), new FolderFilterRepository(db));
 }
 
 /** A fresh migrated keyspace. */

@@ -12,7 +12,9 @@ import { Readable } from 'stream';
 import { createDriverClient } from '@ostore/shared/cassandra';
 import { Clock, SystemClock } from '@ostore/shared/clock';
 import { MetricsRegistry } from '@ostore/shared/observability';
+import { median } from '../lib/median';
 import { localStack } from '../lib/stack';
+import { tracedListing, TracedWork } from './traced-listing';
 import { benchRun, coreOver } from '../lifecycle/bench-core';
 
 interface Options {
@@ -24,10 +26,14 @@ interface Options {
   slowListings: number;
   /** gc_grace_seconds of the bench keyspace's object_folders (undefined: migration 014's 3 h, no after-compaction step). */
   gcGrace?: number;
+  /** Rounds of the final comparison (cleaned parent against the control, interleaved). */
+  finalRounds: number;
+  /** Listings of each parent per final round. */
+  finalListings: number;
 }
 
 function parseArgs(argv: string[]): Options {
-  const o: Options = { children: 50_000, perPass: 10_000, live: 10, listings: 21, slowListings: 3 };
+  const o: Options = { children: 50_000, perPass: 10_000, live: 10, listings: 21, slowListings: 3, finalRounds: 3, finalListings: 50 };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const v = () => Number(argv[++i]);
@@ -37,6 +43,8 @@ function parseArgs(argv: string[]): Options {
     else if (a === '--listings') o.listings = v();
     else if (a === '--slow-listings') o.slowListings = v();
     else if (a === '--gc-grace') o.gcGrace = v();
+    else if (a === '--final-rounds') o.finalRounds = v();
+    else if (a === '--final-listings') o.finalListings = v();
     else throw new Error(`unknown argument ${a}`);
   }
   return o;
@@ -67,7 +75,6 @@ class StepClock extends Clock {
   }
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const round = (n: number, d = 2) => Math.round(n * 10 ** d) / 10 ** d;
 
 export async function main(argv: string[]): Promise<number> {
@@ -94,14 +101,16 @@ export async function main(argv: string[]): Promise<number> {
   const names = Array.from({ length: o.children }, (_, i) => `e-${String(i).padStart(6, '0')}/`);
   for (let i = 0; i < names.length; i += 500) await folders.ensure(bucketId, names.slice(i, i + 500).map((name) => ({ parent: 'wide/', name })), new Date());
 
+  const listOnce = async (prefix: string) => {
+    const t = performance.now();
+    const page = await core.objects.list({ bucket: bucketName, prefix, delimiter: '/', maxKeys: 1000 });
+    const ms = performance.now() - t;
+    if (page.commonPrefixes.length !== o.live) throw new Error(`${prefix} lists ${page.commonPrefixes.length} prefixes, not ${o.live}`);
+    return ms;
+  };
   const listMs = async (prefix: string, count: number) => {
     const ms: number[] = [];
-    for (let i = 0; i < count; i++) {
-      const t = performance.now();
-      const page = await core.objects.list({ bucket: bucketName, prefix, delimiter: '/', maxKeys: 1000 });
-      ms.push(performance.now() - t);
-      if (page.commonPrefixes.length !== o.live) throw new Error(`${prefix} lists ${page.commonPrefixes.length} prefixes, not ${o.live}`);
-    }
+    for (let i = 0; i < count; i++) ms.push(await listOnce(prefix));
     return median(ms);
   };
   const latency: { when: string; wide: number; control: number; left: number }[] = [];
@@ -127,7 +136,7 @@ export async function main(argv: string[]): Promise<number> {
     { fetchSize: 2000, hostIndex: 0, maxPerParent: o.perPass, publishBatch: 500 }, metrics, log);
   const intervalMs = 3_600_000;
   const cycle = new FolderCleanupCycle(repo, build, folderScan, { source: 'bench', intervalMs, maxAgeMs: 2 * intervalMs, fpr: 0.01, minDirectories: 100_000, saturationFactor: 2, headroom: 1.5 }, clock, metrics, log);
-  const applier = new EmptyFolderApplier(new FolderCleanupRepository(db), new ParentBudget(o.perPass, 1), { folderCacheTtlMs: 0, skewMs: 0 }, new SystemClock());
+  const applier = new EmptyFolderApplier(new FolderCleanupRepository(db), new ParentBudget(o.perPass, 1), { folderCacheTtlMs: 0, skewMs: 0 }, new SystemClock(), repo);
   const never = new AbortController().signal;
 
   const cycles: { cycle: number; buildKeysPerSecond: number; checkedPerSecond: number; checked: number; deleted: number; applyPerSecond: number }[] = [];
@@ -164,12 +173,40 @@ export async function main(argv: string[]): Promise<number> {
     stack.nodetool(['compact', keyspace, 'object_folders']);
     await sample(`after compaction past gc_grace (${o.gcGrace} s)`);
   }
-  console.log(JSON.stringify({ machine: { cpus: cpus().length, model: cpus()[0]?.model, memGiB: round(totalmem() / 2 ** 30, 1), load: loadavg().map((l) => round(l)) }, options: o, cycles, latency }, null, 2));
+  // the final comparison, robust to a noisy box: listings of the cleaned parent and the control
+  // interleaved pair by pair (the first of each pair alternating), medians per round, and
+  // Cassandra's own account of one listing of each (queries, live rows, tombstones from tracing)
+  const final: { round: number; wide: number; control: number; ratio: number; load: number }[] = [];
+  for (let r = 1; r <= o.finalRounds; r++) {
+    const wide: number[] = [];
+    const control: number[] = [];
+    for (let i = 0; i < o.finalListings; i++) {
+      if (i % 2 === 0) {
+        wide.push(await listOnce('wide/'));
+        control.push(await listOnce('control/'));
+      } else {
+        control.push(await listOnce('control/'));
+        wide.push(await listOnce('wide/'));
+      }
+    }
+    final.push({ round: r, wide: round(median(wide)), control: round(median(control)), ratio: round(median(wide) / median(control), 3), load: round(loadavg()[0]) });
+  }
+  const nodetool = (args: string[]) => localStack().nodetool(args);
+  const traced: Record<string, TracedWork> = {};
+  for (const prefix of ['wide/', 'control/']) traced[prefix] = await tracedListing(db, nodetool, () => listOnce(prefix));
+  const sstables = /SSTable count: (\d+)/.exec(nodetool(['tablestats', `${keyspace}.object_folders`]))?.[1];
+  console.log(JSON.stringify({ machine: { cpus: cpus().length, model: cpus()[0]?.model, memGiB: round(totalmem() / 2 ** 30, 1), load: loadavg().map((l) => round(l)) }, options: o, cycles, latency, final, traced, sstables }, null, 2));
   console.log('| when | wide/ median ms | control/ median ms | ratio | empty children left |\n| --- | ---: | ---: | ---: | ---: |');
   console.log(`(median of ${o.listings} listings once clean, of ${o.slowListings} before, of 1 during; control/ of at least 5)`);
   for (const l of latency) console.log(`| ${l.when} | ${l.wide} | ${l.control} | ${round(l.wide / l.control)} | ${l.left} |`);
   console.log('| cycle | filter build keys/s | directories checked/s | checked | deleted | deletes/s |\n| --- | ---: | ---: | ---: | ---: | ---: |');
   for (const c of cycles) console.log(`| ${c.cycle} | ${c.buildKeysPerSecond} | ${c.checkedPerSecond} | ${c.checked} | ${c.deleted} | ${c.applyPerSecond} |`);
+  console.log(`final comparison: ${o.finalRounds} rounds of ${o.finalListings} interleaved listings of each parent; object_folders sstables: ${sstables}`);
+  console.log('| round | wide/ median ms | control/ median ms | ratio | load (1 min) |\n| ---: | ---: | ---: | ---: | ---: |');
+  for (const f of final) console.log(`| ${f.round} | ${f.wide} | ${f.control} | ${f.ratio} | ${f.load} |`);
+  console.log(`| median of rounds | ${round(median(final.map((f) => f.wide)))} | ${round(median(final.map((f) => f.control)))} | ${round(median(final.map((f) => f.ratio)), 3)} | |`);
+  console.log('| one traced listing | queries | of object_folders | live rows read | tombstones read | object_folders live rows | object_folders tombstones |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: |');
+  for (const [p, w] of Object.entries(traced)) console.log(`| ${p} | ${w.queries} | ${w.folderQueries} | ${w.liveRows} | ${w.tombstones} | ${w.folderLiveRows} | ${w.folderTombstones} |`);
   await scan.shutdown();
   await db.shutdown();
   return 0;

@@ -4,7 +4,7 @@
 // delimiter listing latency before, during and after, beside a parent that never had them).
 //
 //   node tools/bench/folders/cleanup.mjs [--children 50000] [--per-pass 10000] [--live 10] [--listings 21]
-//     [--slow-listings 3] [--gc-grace S  (then: wait S past the last delete, nodetool flush + compact, list again)]
+//     [--slow-listings 3] [--final-rounds 3] [--final-listings 50] [--gc-grace S  (then: wait S past the last delete, nodetool flush + compact, list again)]
 //
 // Results: tools/bench/folders/RESULTS.md.
 import { runMain } from '../lifecycle/run-ts.mjs';

@@ -1,7 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { EmptyFolderApplier } from '@ostore/folders/apply';
 import { ParentBudget } from '@ostore/folders/cleanup';
-import { FolderCleanupRepository } from '@ostore/metastore/data-access';
+import { FolderCleanupRepository, FolderFilterRepository } from '@ostore/metastore/data-access';
 import { CassandraClient } from '@ostore/shared/cassandra';
 import { Clock } from '@ostore/shared/clock';
 import { JsonLogger, MetricsRegistry } from '@ostore/shared/observability';
@@ -40,6 +40,7 @@ export class FoldersModule {
                 new ParentBudget(f.maxPerParent, f.windowMs),
                 { folderCacheTtlMs: f.folderCacheTtlMs, skewMs: f.skewMs },
                 clock,
+                new FolderFilterRepository(db),
               ),
               new FolderCleanupMetrics(m),
               l.forContext(DeleteEmptyFolder.name),

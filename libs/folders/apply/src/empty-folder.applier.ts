@@ -1,4 +1,4 @@
-import { ParentBudget } from '@ostore/folders/cleanup';
+import { isRecentGeneration, ParentBudget } from '@ostore/folders/cleanup';
 import { DirectoryRef, FolderCleanupRepository } from '@ostore/metastore/data-access';
 import type { FolderCandidate } from '@ostore/queue/contracts';
 import type { Clock } from '@ostore/shared/clock';
@@ -9,15 +9,27 @@ export interface EmptyFolderSettings {
   readonly folderCacheTtlMs: number;
   /** Clock skew allowed between this scheduler and any gateway. */
   readonly skewMs: number;
+  /** How many of the newest filter generations a candidate may come from (default 2: the current one and the one before). */
+  readonly recentGenerations?: number;
+  /** How long the newest generation read from Cassandra is reused (default 5 s). */
+  readonly generationCacheMs?: number;
+}
+
+/** Where the applier learns the newest filter generation (FolderFilterRepository of @ostore/metastore/data-access). */
+export interface NewestGeneration {
+  latestGeneration(): Promise<{ readonly generation: number } | undefined>;
 }
 
 /** What became of one candidate: deleted, or why not. */
-export type DeleteOutcome = 'deleted' | 'not-empty' | 'raced' | 'recently-written' | 'parent-budget' | 'gone';
+export type DeleteOutcome = 'deleted' | 'not-empty' | 'raced' | 'recently-written' | 'parent-budget' | 'gone' | 'stale-generation';
 
 /**
  * Decides one FolderCandidate (a directory the scanners' filter says has nothing below it) again
  * and deletes its folder row:
  *
+ * 0. The candidate must come from one of the newest filter generations (isRecentGeneration):
+ *    a candidate of an old generation, or without one, is skipped ('stale-generation'), so a
+ *    stale filter never causes a deletion.
  * 1. A bounded number of deletions per parent partition per window (ParentBudget): the soft
  *    cleanup; a candidate over the budget waits for a later cycle.
  * 2. At T (the clock, taken before anything is read), the directory must still be empty: no
@@ -37,9 +49,20 @@ export class EmptyFolderApplier {
     private readonly budget: ParentBudget,
     private readonly settings: EmptyFolderSettings,
     private readonly clock: Clock,
+    private readonly generations: NewestGeneration,
   ) {}
 
+  private newest?: { generation: number | undefined; readAtMs: number };
+
+  private async newestGeneration(): Promise<number | undefined> {
+    const now = this.clock.nowMs();
+    if (!this.newest || now - this.newest.readAtMs >= (this.settings.generationCacheMs ?? 5000) || now < this.newest.readAtMs)
+      this.newest = { generation: (await this.generations.latestGeneration())?.generation, readAtMs: now };
+    return this.newest.generation;
+  }
+
   async apply(c: FolderCandidate): Promise<DeleteOutcome> {
+    if (!isRecentGeneration(c.generation, await this.newestGeneration(), this.settings.recentGenerations ?? 2)) return 'stale-generation';
     const d: DirectoryRef = { kind: c.kind, bucketId: c.bucketId, parent: c.parent, name: c.name };
     const parentKey = `${c.kind}\u0000${c.bucketId}\u0000${c.parent}`;
     const t = this.clock.nowMs();

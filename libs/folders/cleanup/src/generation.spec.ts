@@ -1,4 +1,4 @@
-import { completedAtOf, filterSkipOf, FilterGeneration, HostFilter } from './generation';
+import { completedAtOf, filterSkipOf, FilterGeneration, HostFilter, isRecentGeneration } from './generation';
 
 describe(filterSkipOf.name, () => {
   const gen: FilterGeneration = { generation: 3, shape: { bits: 64, hashes: 2 }, capacity: 10, fpr: 0.01, createdAt: new Date(1000) };
@@ -35,5 +35,17 @@ describe(filterSkipOf.name, () => {
 
   it('ignores the completions of other generations and of incomplete builds', () => {
     expect(completedAtOf(gen, [host('a', true, 2, 9000), host('b', false, 3, 9000), host('c', true, 3, 1100)])).toBe(1100);
+  });
+});
+
+describe(isRecentGeneration.name, () => {
+  it('accepts the newest `recent` generations and a newer one, refuses older ones and unknown ones', () => {
+    expect(isRecentGeneration(9, 9, 2)).toBe(true);
+    expect(isRecentGeneration(8, 9, 2)).toBe(true);
+    expect(isRecentGeneration(7, 9, 2)).toBe(false);
+    expect(isRecentGeneration(8, 9, 1)).toBe(false);
+    expect(isRecentGeneration(10, 9, 2)).toBe(true);
+    expect(isRecentGeneration(undefined, 9, 2)).toBe(false);
+    expect(isRecentGeneration(9, undefined, 2)).toBe(false);
   });
 });

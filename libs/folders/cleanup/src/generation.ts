@@ -67,3 +67,15 @@ export function filterSkipOf(
   if (nowMs - completedAtOf(generation, complete) > s.maxAgeMs) return 'stale';
   return undefined;
 }
+
+/**
+ * Whether the scheduler may act on a candidate of filter generation `candidate` when the newest
+ * generation is `newest`: only a candidate of one of the `recent` newest generations (the
+ * current one, and with recent = 2 the one before it, whose scan may still be draining while the
+ * next is built). A candidate without a generation (older messages) or with no generation known
+ * is refused: a stale filter never causes a deletion, the directory waits for a later cycle.
+ */
+export function isRecentGeneration(candidate: number | undefined, newest: number | undefined, recent: number): boolean {
+  if (candidate === undefined || newest === undefined) return false;
+  return candidate <= newest ? newest - candidate < recent : true;
+}

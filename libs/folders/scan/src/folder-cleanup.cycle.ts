@@ -101,7 +101,7 @@ export class FolderCleanupCycle {
       const elements = Number.isFinite(health.estimatedElements) ? health.estimatedElements : generation.capacity * 4;
       return this.skipped(g, { checked: 0, foundEmpty: 0, published: 0, skipped: 'saturated', ...health, estimatedElements: elements });
     }
-    const stat = await this.scan.scan(filter, ring.spans, signal);
+    const stat = await this.scan.scan(filter, g, ring.spans, signal);
     if (!stat) return { kind: 'stopped' };
     const done = { ...stat, ...health };
     await this.repo.savePass({ generation: g, source: s.source, stat: done, finishedAt: this.clock.now() });

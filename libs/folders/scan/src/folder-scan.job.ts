@@ -56,8 +56,8 @@ export class FolderScanJob {
     return combined;
   }
 
-  /** Judges every local folder row by `filter`; undefined when stopped (nothing more is published). */
-  async scan(filter: DirectoryFilter, spans: readonly TokenSpan[], signal: AbortSignal): Promise<CleanupPassStat | undefined> {
+  /** Judges every local folder row by `filter` (of filter generation `generation`, which each candidate carries); undefined when stopped (nothing more is published). */
+  async scan(filter: DirectoryFilter, generation: number, spans: readonly TokenSpan[], signal: AbortSignal): Promise<CleanupPassStat | undefined> {
     const stat: CleanupPassStat = { checked: 0, foundEmpty: 0, published: 0, byKind: {} };
     await this.buckets.load();
     for (const { kind, source } of this.folders) {
@@ -94,7 +94,7 @@ export class FolderScanJob {
             inPartition = 0;
           }
           if (inPartition >= this.settings.maxPerParent) continue;
-          const message = await this.candidate(kind, row.bucketId, row.parent, row.name);
+          const message = await this.candidate(kind, row.bucketId, row.parent, row.name, generation);
           if (message === undefined) continue;
           inPartition++;
           pending.push(message);
@@ -106,11 +106,11 @@ export class FolderScanJob {
     return stat;
   }
 
-  private async candidate(kind: DirectoryKind, bucketId: string, parent: string, name: string): Promise<string | undefined> {
+  private async candidate(kind: DirectoryKind, bucketId: string, parent: string, name: string, generation: number): Promise<string | undefined> {
     const bucket = this.buckets.peek(bucketId) ?? (await this.buckets.get(bucketId));
     if (!bucket) return undefined; // a deleted bucket: its rows are not the cleanup's
     try {
-      return FolderCandidate.toMessage({ bucketId, bucket: bucket.name, parent, name, kind });
+      return FolderCandidate.toMessage({ bucketId, bucket: bucket.name, parent, name, kind, generation });
     } catch (e) {
       if (!(e instanceof MessageContractError)) throw e;
       this.log.warn('folder candidate rejected by its contract; skipped', { bucketId, parent, name, err: e.message });

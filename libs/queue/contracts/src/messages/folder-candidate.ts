@@ -18,6 +18,12 @@ export interface FolderCandidate {
   /** The child segment with its trailing '/', as stored (`cats/`; `/` for the empty segment of `a//b`). */
   name: string;
   kind: FolderKind;
+  /**
+   * The filter generation whose scan judged the directory absent (v3 on). The scheduler deletes
+   * only for the newest generations; a candidate without one (v1, v2) or of an older generation
+   * is skipped, so a stale filter never causes a deletion.
+   */
+  generation?: number;
 }
 
 /** v1: the name of a non-empty segment only, so the directory `a//` (from keys like `a//b`) was refused. */
@@ -46,11 +52,21 @@ const wireV2 = z
   })
   .strict();
 
+/** v3: v2 plus the filter generation of the scan that published it (absent only when written without one). */
+const wireV3 = wireV2.extend({ generation: z.number().int().nonnegative().optional() }).strict();
+
 /** Contract of the three `*-folders` queues. */
-export const FolderCandidate = defineContract<FolderCandidate, typeof wireV2>({
+export const FolderCandidate = defineContract<FolderCandidate, typeof wireV3>({
   name: 'FolderCandidate',
-  version: 2,
-  wire: wireV2,
-  encode: (c) => ({ bucketId: c.bucketId, bucket: c.bucket, parent: c.parent, name: c.name, kind: c.kind }),
-  older: { 1: wireV1 },
+  version: 3,
+  wire: wireV3,
+  encode: (c) => ({
+    bucketId: c.bucketId,
+    bucket: c.bucket,
+    parent: c.parent,
+    name: c.name,
+    kind: c.kind,
+    ...(c.generation === undefined ? {} : { generation: c.generation }),
+  }),
+  older: { 1: wireV1, 2: wireV2 },
 });

@@ -161,17 +161,29 @@ describe(FolderCandidate.name, () => {
     expect(sut.fromMessage(sut.toMessage(root))).toEqual(root);
   });
 
-  it('writes v2, which carries the empty segment of keys like a//b; v1 stays readable', () => {
+  it('writes v3, which carries the empty segment of keys like a//b; v1 stays readable', () => {
     const empty = { ...folder(), parent: 'a/', name: '/' };
-    expect(JSON.parse(sut.toMessage(empty)).v).toBe(2);
+    expect(JSON.parse(sut.toMessage(empty)).v).toBe(3);
     expect(sut.fromMessage(sut.toMessage(empty))).toEqual(empty);
     const v1 = JSON.stringify({ v: 1, bucketId, bucket: 'photos', parent: 'images/', name: 'pets/', kind: 'object' });
     expect(sut.fromMessage(v1)).toEqual({ ...folder(), kind: 'object' });
     expect(() => sut.fromMessage(JSON.stringify({ ...JSON.parse(v1), name: '/' }))).toThrow(/name: must be one path segment followed by '\/'/);
   });
 
+  it('writes v3 with the generation of the scan that published it; v2 (no generation) stays readable', () => {
+    const withGeneration = { ...folder(), generation: 42 };
+    expect(JSON.parse(sut.toMessage(withGeneration))).toMatchObject({ v: 3, generation: 42 });
+    expect(sut.fromMessage(sut.toMessage(withGeneration))).toEqual(withGeneration);
+    const v2 = JSON.stringify({ v: 2, bucketId, bucket: 'photos', parent: 'a/', name: '/', kind: 'object' });
+    const back = sut.fromMessage(v2);
+    expect(back).toEqual({ ...folder(), parent: 'a/', name: '/', kind: 'object' });
+    expect('generation' in back).toBe(false);
+    expect(() => sut.fromMessage(JSON.stringify({ ...JSON.parse(v2), generation: 42 }))).toThrow(/generation/);
+    expect(() => sut.fromMessage(tamper(sut.toMessage(folder()), { generation: -1 }))).toThrow(/generation/);
+  });
+
   it.each<[string, Record<string, unknown>, RegExp]>([
-    ['version', { v: 0 }, /v: unsupported version 0 \(this build reads 1, 2\)/],
+    ['version', { v: 0 }, /v: unsupported version 0 \(this build reads 1, 2, 3\)/],
     ['kind', { kind: 'bucket' }, /kind: Invalid enum value/],
     ['name without its slash', { name: 'pets' }, /name: must be one path segment \(possibly empty\) followed by '\/'/],
     ['name of two segments', { name: 'a/b/' }, /name: must be one path segment/],
