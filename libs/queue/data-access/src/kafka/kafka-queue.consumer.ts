@@ -48,6 +48,8 @@ class KafkaSubscription extends SubscriptionShell<KafkaQueueConsumerSettings> {
   private readonly progress = new Map<number, PartitionProgress>();
   private readonly handBack = new AbortController();
   private running = false;
+  /** A crashed consumer is being replaced (restartAfterCrash). */
+  private restarting = false;
 
   constructor(
     private readonly client: KafkaClient,
@@ -91,6 +93,9 @@ class KafkaSubscription extends SubscriptionShell<KafkaQueueConsumerSettings> {
         err: payload.error,
         restart: payload.restart,
       });
+      // kafkajs restarts only after retriable errors; after another (e.g. GroupCoordinatorNotFound
+      // while a young broker loads __consumer_offsets) its consumer stays stopped for good
+      if (!payload.restart && consumer === this.consumer) this.restartAfterCrash();
     });
     await consumer.connect();
     // A new group starts at the earliest retained message: nothing produced before it joined is lost.
@@ -110,6 +115,40 @@ class KafkaSubscription extends SubscriptionShell<KafkaQueueConsumerSettings> {
 
   assignedPartitions(): number[] {
     return this.stopping ? [] : [...this.assigned];
+  }
+
+  /**
+   * Replaces a consumer kafkajs gave up on with a new one (the same group, so it resumes from the
+   * committed offsets), retrying with a doubling delay from 1 s to 30 s until it runs or the
+   * subscription stops.
+   */
+  private restartAfterCrash(): void {
+    if (this.restarting) return;
+    this.restarting = true;
+    this.running = false;
+    this.assigned = [];
+    this.progress.clear();
+    const attempt = (delayMs: number) => {
+      const timer = setTimeout(() => {
+        if (this.stopping) return void (this.restarting = false);
+        void (this.consumer?.disconnect() ?? Promise.resolve())
+          .catch(() => undefined)
+          .then(() => (this.stopping ? undefined : this.start()))
+          .then(
+            () => {
+              this.restarting = false;
+              this.log.info('kafka consumer restarted after a crash', { queue: this.queue, group: this.groupId });
+            },
+            (err: unknown) => {
+              const next = Math.min(delayMs * 2, 30_000);
+              this.log.error('kafka consumer restart failed; retrying', { queue: this.queue, group: this.groupId, err: (err as Error).message, retryInMs: next });
+              attempt(next);
+            },
+          );
+      }, delayMs);
+      timer.unref?.();
+    };
+    attempt(1000);
   }
 
   async committedOffsets(): Promise<Map<number, number>> {
