@@ -45,6 +45,7 @@ class KafkaSubscription extends SubscriptionShell<KafkaQueueConsumerSettings> {
   private topic = '';
   private partitions = 0;
   private assigned: number[] = [];
+  private generations = 0;
   private readonly progress = new Map<number, PartitionProgress>();
   private readonly handBack = new AbortController();
   private running = false;
@@ -74,6 +75,7 @@ class KafkaSubscription extends SubscriptionShell<KafkaQueueConsumerSettings> {
     this.consumer = consumer;
     consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
       const before = this.assigned;
+      this.generations++;
       this.assigned = [...(payload.memberAssignment[this.topic] ?? [])].sort((a, b) => a - b);
       this.metrics.forgetLag(this.queue, before.filter((p) => !this.assigned.includes(p)));
       // A new generation starts from the committed offsets: forget in-memory progress.
@@ -110,6 +112,10 @@ class KafkaSubscription extends SubscriptionShell<KafkaQueueConsumerSettings> {
 
   assignedPartitions(): number[] {
     return this.stopping ? [] : [...this.assigned];
+  }
+
+  assignmentGeneration(): number {
+    return this.generations;
   }
 
   async committedOffsets(): Promise<Map<number, number>> {
