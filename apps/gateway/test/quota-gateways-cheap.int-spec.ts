@@ -1,6 +1,6 @@
 import { CreateBucketCommand, DeleteObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { GatewayUnderTest, startGateway, waitFor } from '@ostore/testing';
-import { admin, heldBytes, MiB, mixedLoad, mostWithin, outcome, setQuota, usageOf, UsageAnswer } from './quota-helpers';
+import { GatewayUnderTest, waitFor } from '@ostore/testing';
+import { admin, heldBytes, MiB, mixedLoad, mostWithin, outcome, setQuota, startThreeGateways, usageOf, UsageAnswer } from './quota-helpers';
 
 const intervalMs = 250; // QUOTA_LEDGER_INTERVAL_MS's default, which these gateways run with
 const KiB = 1024;
@@ -26,20 +26,8 @@ describe('bucket quotas on the cheap path (three gateways)', () => {
   let clients: S3Client[];
 
   beforeAll(async () => {
-    const cheap = { QUOTA_EXACT_HEADROOM_BYTES: '0', QUOTA_EXACT_HEADROOM_OBJECTS: '0' };
-    const first = await startGateway('qcheap', cheap);
-    gateways.push(first);
-    const shared = {
-      ...cheap,
-      CASSANDRA_KEYSPACE: first.keyspace,
-      BLOCK_STORE_DIR: first.blockDir,
-      S3_BOOTSTRAP_ACCESS_KEY_ID: first.credentials.accessKeyId,
-      S3_BOOTSTRAP_SECRET_ACCESS_KEY: first.credentials.secretAccessKey,
-    };
-    // one after the other: three swc-compiled starts at once overload a 2-core machine
-    gateways.push(await startGateway('qcheapb', shared));
-    gateways.push(await startGateway('qcheapc', shared));
-    clients = gateways.map((g) => g.client(first.credentials));
+    await startThreeGateways('qcheap', { QUOTA_EXACT_HEADROOM_BYTES: '0', QUOTA_EXACT_HEADROOM_OBJECTS: '0' }, gateways);
+    clients = gateways.map((g) => g.client(gateways[0].credentials));
   }, 400_000);
   afterAll(() => Promise.all(gateways.map((g) => g.stop())));
 

@@ -10,7 +10,7 @@ import {
   S3ServiceException,
   UploadPartCommand,
 } from '@aws-sdk/client-s3';
-import type { GatewayUnderTest } from '@ostore/testing';
+import { GatewayUnderTest, startGateway } from '@ostore/testing';
 import type { UsageView } from '../src/cli/bucket-commands';
 
 export const MiB = 2 ** 20;
@@ -192,4 +192,23 @@ export function mostWithin(writes: LoadWrite[], windowMs: number, which: (w: Loa
     most = Math.max(most, sum);
   }
   return most;
+}
+
+/**
+ * Three real gateway processes over one keyspace, one block store and one bootstrap user, started
+ * one after the other (three swc-compiled starts at once overload a 2-core machine); pushed onto
+ * `into` as they come up so the caller's afterAll stops any that started.
+ */
+export async function startThreeGateways(label: string, env: Record<string, string>, into: GatewayUnderTest[]): Promise<void> {
+  const first = await startGateway(label, env);
+  into.push(first);
+  const shared = {
+    ...env,
+    CASSANDRA_KEYSPACE: first.keyspace,
+    BLOCK_STORE_DIR: first.blockDir,
+    S3_BOOTSTRAP_ACCESS_KEY_ID: first.credentials.accessKeyId,
+    S3_BOOTSTRAP_SECRET_ACCESS_KEY: first.credentials.secretAccessKey,
+  };
+  into.push(await startGateway(`${label}b`, shared));
+  into.push(await startGateway(`${label}c`, shared));
 }
