@@ -1,6 +1,6 @@
 import { CreateBucketCommand, DeleteObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { GatewayUnderTest, startGateway, waitFor } from '@ostore/testing';
-import { heldBytes, MiB, outcome, setQuota, uploadConcurrently, usageOf } from './quota-helpers';
+import { GatewayUnderTest, waitFor } from '@ostore/testing';
+import { heldBytes, MiB, outcome, setQuota, startThreeGateways, uploadConcurrently, usageOf } from './quota-helpers';
 
 /**
  * Three real gateway processes over one keyspace and one block store: each admits against the
@@ -14,18 +14,8 @@ describe('bucket quotas (three gateways)', () => {
   let clients: S3Client[];
 
   beforeAll(async () => {
-    const first = await startGateway('quota3');
-    gateways.push(first);
-    const shared = {
-      CASSANDRA_KEYSPACE: first.keyspace,
-      BLOCK_STORE_DIR: first.blockDir,
-      S3_BOOTSTRAP_ACCESS_KEY_ID: first.credentials.accessKeyId,
-      S3_BOOTSTRAP_SECRET_ACCESS_KEY: first.credentials.secretAccessKey,
-    };
-    // one after the other: three swc-compiled starts at once overload a 2-core machine
-    gateways.push(await startGateway('quota3b', shared));
-    gateways.push(await startGateway('quota3c', shared));
-    clients = gateways.map((g) => g.client(first.credentials));
+    await startThreeGateways('quota3', {}, gateways);
+    clients = gateways.map((g) => g.client(gateways[0].credentials));
   }, 400_000);
   afterAll(() => Promise.all(gateways.map((g) => g.stop())));
 

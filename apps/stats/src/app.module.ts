@@ -1,4 +1,11 @@
-import { DynamicModule, Inject, Module, OnApplicationBootstrap, OnApplicationShutdown, Provider } from '@nestjs/common';
+import {
+  DynamicModule,
+  Inject,
+  Module,
+  OnApplicationBootstrap,
+  OnApplicationShutdown,
+  Provider,
+} from '@nestjs/common';
 import { ClockModule, Clock } from '@ostore/shared/clock';
 import { CassandraClient, CassandraModule } from '@ostore/shared/cassandra';
 import { KafkaModule, QueueModule, QueueModuleOptions, QueueTransport } from '@ostore/queue/data-access';
@@ -7,6 +14,7 @@ import {
   CurrentUsageReader,
   LocalStateCleanup,
   LocalUsageState,
+  OwnedWindows,
   StatsMetrics,
   UsageRecorder,
   usageStores,
@@ -17,6 +25,7 @@ import { StatsConfig } from './config/stats.config';
 import { snapshotProviders } from './snapshots/snapshots.providers';
 import { CurrentUsageController } from './usage/current-usage.controller';
 import { UsageDeltasController } from './usage/usage-deltas.controller';
+import { usageOwnership } from './usage/usage-ownership';
 
 /** Injection token of the stats stores (UsageStores is an interface). */
 const USAGE_STORES = Symbol('USAGE_STORES');
@@ -74,18 +83,29 @@ export class AppModule {
         inject: [LocalUsageState, Clock, StatsMetrics],
       },
       LocalStateLifecycle,
+      // The aggregates of the buckets whose partitions this replica reads, answered from memory.
+      {
+        provide: OwnedWindows,
+        useFactory: (t: QueueTransport) => new OwnedWindows(usageOwnership(t)),
+        inject: [QueueTransport],
+      },
       {
         provide: USAGE_STORES,
-        useFactory: (c: CassandraClient, clock: Clock, m: StatsMetrics, local: LocalUsageState) =>
-          usageStores(c, clock, config.retention, m, local),
-        inject: [CassandraClient, Clock, StatsMetrics, LocalUsageState],
+        useFactory: (
+          c: CassandraClient,
+          clock: Clock,
+          m: StatsMetrics,
+          local: LocalUsageState,
+          owned: OwnedWindows,
+        ) => usageStores(c, clock, config.retention, m, local, { owned }),
+        inject: [CassandraClient, Clock, StatsMetrics, LocalUsageState, OwnedWindows],
       },
       { provide: UsageRecorder, useFactory: (s: UsageStores) => s.recorder, inject: [USAGE_STORES] },
       {
         provide: CurrentUsageReader,
-        useFactory: (snapshots: SnapshotStore, s: UsageStores, clock: Clock) =>
-          new CurrentUsageReader(snapshots, s, config.cassandra.keyspace, clock),
-        inject: [SnapshotStore, USAGE_STORES, Clock],
+        useFactory: (snapshots: SnapshotStore, s: UsageStores, clock: Clock, owned: OwnedWindows) =>
+          new CurrentUsageReader(snapshots, s, config.cassandra.keyspace, clock, undefined, owned),
+        inject: [SnapshotStore, USAGE_STORES, Clock, OwnedWindows],
       },
       // The usage topic's handler (UsageDeltasController) subscribes through it.
       QueueTransport.provider({

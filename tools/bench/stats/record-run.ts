@@ -5,7 +5,16 @@ import { join } from 'path';
 import { UsageDelta } from '@ostore/queue/contracts';
 import { SystemClock } from '@ostore/shared/clock';
 import { MetricsRegistry } from '@ostore/shared/observability';
-import { BatchPosition, LocalUsageState, StatsMetrics, UsageRecorder, usageStores } from '@ostore/stats/data-access';
+import {
+  BatchPosition,
+  LocalUsageState,
+  StatsMetrics,
+  UsageRecorder,
+  usageStores,
+} from '@ostore/stats/data-access';
+import { CURRENT_LAYOUT, EVENT_LAYOUTS } from '@ostore/stats/domain';
+import { median } from '../lib/median';
+import { readCpuTicks } from '../lib/proc';
 import { benchKeyspace } from './bench-keyspace';
 
 interface Options {
@@ -16,10 +25,23 @@ interface Options {
   partitions: number;
   keep: boolean;
   port: number;
+  /** Layout versions compared in one run, their rounds alternating (`--layouts 1,2`). */
+  layouts: number[];
+  /** The Cassandra node's pid: its CPU per delta is printed beside the stats process's. */
+  cassandraPid?: number;
 }
 
 function parseArgs(argv: string[]): Options {
-  const o: Options = { events: 300_000, rounds: 3, buckets: 50, batch: 1000, partitions: 3, keep: false, port: 9042 };
+  const o: Options = {
+    events: 300_000,
+    rounds: 3,
+    buckets: 50,
+    batch: 1000,
+    partitions: 3,
+    keep: false,
+    port: 9042,
+    layouts: [CURRENT_LAYOUT.version],
+  };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const v = () => Number(argv[++i]);
@@ -30,6 +52,8 @@ function parseArgs(argv: string[]): Options {
     else if (a === '--partitions') o.partitions = v();
     else if (a === '--keep') o.keep = true;
     else if (a === '--port') o.port = v();
+    else if (a === '--layouts') o.layouts = argv[++i].split(',').map(Number);
+    else if (a === '--cassandra-pid') o.cassandraPid = v();
     else throw new Error(`unknown option ${a}`);
   }
   return o;
@@ -44,7 +68,13 @@ interface Batch {
  * Deltas of one partition's share of the buckets, in batches of `size` at consecutive offsets (as
  * one partition delivers them), events of the last minute (as they arrive in production).
  */
-function partitionBatches(o: Options, partition: number, ids: string[], now: number, offset: number): Batch[] {
+function partitionBatches(
+  o: Options,
+  partition: number,
+  ids: string[],
+  now: number,
+  offset: number,
+): Batch[] {
   const perPartition = Math.floor(o.events / o.partitions);
   const deltas = Array.from({ length: perPartition }, (_, i) => {
     const b = i % ids.length;
@@ -83,12 +113,18 @@ function republished(batches: Batch[], offset: number): Batch[] {
   }));
 }
 
-async function timed(
-  recorder: UsageRecorder,
-  partitions: Batch[][],
-): Promise<{ seconds: number; events: number; cpuSeconds: number }> {
+interface Timed {
+  seconds: number;
+  events: number;
+  cpuSeconds: number;
+  /** CPU seconds of the Cassandra node over the same time, when its pid is known. */
+  cassandraCpuSeconds?: number;
+}
+
+async function timed(recorder: UsageRecorder, partitions: Batch[][], cassandraPid?: number): Promise<Timed> {
   const started = process.hrtime.bigint();
   const cpu = process.cpuUsage();
+  const ticks = cassandraPid === undefined ? undefined : readCpuTicks(cassandraPid);
   let events = 0;
   await Promise.all(
     partitions.map(async (batches) => {
@@ -99,52 +135,110 @@ async function timed(
     }),
   );
   const used = process.cpuUsage(cpu);
-  return { seconds: Number(process.hrtime.bigint() - started) / 1e9, events, cpuSeconds: (used.user + used.system) / 1e6 };
+  const ticksAfter = cassandraPid === undefined ? undefined : readCpuTicks(cassandraPid);
+  return {
+    seconds: Number(process.hrtime.bigint() - started) / 1e9,
+    events,
+    cpuSeconds: (used.user + used.system) / 1e6,
+    ...(ticks !== undefined && ticksAfter !== undefined
+      ? { cassandraCpuSeconds: (ticksAfter - ticks) / 100 }
+      : {}),
+  };
+}
+
+interface Arm {
+  version: number;
+  recorder: UsageRecorder;
+  local: LocalUsageState;
+  dir: string;
+  /** Its own buckets, the same every round (windows of the last minute continue locally). */
+  ids: string[];
+  /** Its own partition offsets, consecutive across its rounds (its local state keeps its lease). */
+  offset: number;
+  rates: number[];
+  last: Batch[][];
+}
+
+function line(what: string, r: Timed): string {
+  const us = (seconds: number) => Math.round((seconds / r.events) * 1e6);
+  const cassandra =
+    r.cassandraCpuSeconds === undefined
+      ? ''
+      : `; Cassandra CPU ${r.cassandraCpuSeconds.toFixed(2)} s = ${us(r.cassandraCpuSeconds)} µs/delta`;
+  return `${what}: ${r.events} deltas in ${r.seconds.toFixed(2)} s = ${Math.round(r.events / r.seconds)} deltas/s (stats process CPU ${r.cpuSeconds.toFixed(2)} s = ${us(r.cpuSeconds)} µs/delta${cassandra})`;
 }
 
 export async function main(argv: string[]): Promise<number> {
   const o = parseArgs(argv);
   const { client, drop } = await benchKeyspace('stats', o.port, o.keep);
-  const dir = await mkdtemp(join(tmpdir(), 'ostore-bench-stats-'));
-  const local = await LocalUsageState.open(dir);
+  const arms: Arm[] = [];
   try {
     const clock = new SystemClock();
     const retention = { eventsSeconds: 86_400, aggregatesSeconds: 86_400 };
-    const { recorder } = usageStores(
-      client,
-      clock,
-      retention,
-      new StatsMetrics(new MetricsRegistry('bench', false)),
-      local,
-    );
-    const ids = Array.from({ length: o.buckets }, () => randomUUID());
-    const share = (p: number) => ids.filter((_, i) => i % o.partitions === p);
-    const load = loadavg()[0].toFixed(2);
-    const line = (what: string, r: { seconds: number; events: number; cpuSeconds: number }) =>
-      `${what}: ${r.events} deltas in ${r.seconds.toFixed(2)} s = ${Math.round(r.events / r.seconds)} deltas/s (stats process CPU ${r.cpuSeconds.toFixed(2)} s = ${Math.round((r.cpuSeconds / r.events) * 1e6)} µs/delta)`;
-    const lines = [`machine: ${cpus().length} cores (${cpus()[0]?.model}), load average before ${load}`, `options: ${JSON.stringify(o)}`];
-    const rates: number[] = [];
-    const perRound = Math.floor(o.events / o.partitions);
-    let offset = 0;
-    let last: Batch[][] = [];
-    for (let r = 0; r < o.rounds; r++) {
-      const now = Date.now();
-      last = Array.from({ length: o.partitions }, (_, p) => partitionBatches(o, p, share(p), now, offset));
-      offset += perRound;
-      const t = await timed(recorder, last);
-      rates.push(t.events / t.seconds);
-      lines.push(line(`round ${r + 1}`, t));
+    for (const version of o.layouts) {
+      const layout = EVENT_LAYOUTS.find((l) => l.version === version);
+      if (!layout) throw new Error(`unknown layout ${version}`);
+      const dir = await mkdtemp(join(tmpdir(), 'ostore-bench-stats-'));
+      const local = await LocalUsageState.open(dir);
+      const metrics = new StatsMetrics(new MetricsRegistry('bench', false));
+      const { recorder } = usageStores(client, clock, retention, metrics, local, { layout });
+      arms.push({
+        version,
+        recorder,
+        local,
+        dir,
+        ids: Array.from({ length: o.buckets }, () => randomUUID()),
+        offset: 0,
+        rates: [],
+        last: [],
+      });
     }
-    const replay = await timed(recorder, last.map((batches) => republished(batches, perRound)));
-    lines.push(line('replay of the last round (all duplicates)', replay));
-    const sorted = [...rates].sort((x, y) => x - y);
-    lines.push(`median of ${o.rounds} rounds: ${Math.round(sorted[Math.floor(sorted.length / 2)])} deltas/s`);
-    lines.push(`local store: ${local.entries.windows} windows, ${local.entries.events} dedup entries, ${await local.sizeOnDisk()} bytes on disk`, '');
+    const lines = [
+      `machine: ${cpus().length} cores (${cpus()[0]?.model}), load average before ${loadavg()[0].toFixed(2)}`,
+      `options: ${JSON.stringify(o)}`,
+    ];
+    const perRound = Math.floor(o.events / o.partitions);
+    for (let r = 0; r < o.rounds; r++) {
+      // alternate which layout goes first, so neither always runs on the warmer node
+      const order = r % 2 === 0 ? arms : [...arms].reverse();
+      for (const arm of order) {
+        const share = (p: number) => arm.ids.filter((_, i) => i % o.partitions === p);
+        const now = Date.now();
+        arm.last = Array.from({ length: o.partitions }, (_, p) =>
+          partitionBatches(o, p, share(p), now, arm.offset),
+        );
+        arm.offset += perRound;
+        const t = await timed(arm.recorder, arm.last, o.cassandraPid);
+        arm.rates.push(t.events / t.seconds);
+        lines.push(line(`layout ${arm.version} round ${r + 1}`, t));
+      }
+    }
+    for (const arm of arms) {
+      const replay = await timed(
+        arm.recorder,
+        arm.last.map((batches) => republished(batches, perRound)),
+        o.cassandraPid,
+      );
+      lines.push(line(`layout ${arm.version} replay of its last round (all duplicates)`, replay));
+    }
+    for (const arm of arms)
+      lines.push(
+        `layout ${arm.version}: median of ${o.rounds} rounds ${Math.round(median(arm.rates))} deltas/s; local store ${arm.local.entries.windows} windows, ${arm.local.entries.events} dedup entries, ${await arm.local.sizeOnDisk()} bytes on disk`,
+      );
+    if (arms.length === 2) {
+      const ratios = arms[1].rates.map((x, i) => x / arms[0].rates[i]);
+      lines.push(
+        `rate ratio layout ${arms[1].version} / layout ${arms[0].version} per round: ${ratios.map((x) => x.toFixed(2)).join(' ')} (median ${median(ratios).toFixed(2)})`,
+      );
+    }
+    lines.push('');
     process.stdout.write(lines.join('\n'));
     return 0;
   } finally {
-    await local.close();
-    await rm(dir, { recursive: true, force: true });
+    for (const arm of arms) {
+      await arm.local.close();
+      await rm(arm.dir, { recursive: true, force: true });
+    }
     await drop();
   }
 }

@@ -55,6 +55,11 @@ export interface QueueSubscription {
   readonly queue: QueueName;
   /** Partitions this member reads now (each partition has at most one reader in the group). */
   assignedPartitions(): number[];
+  /**
+   * Counts the group generations this member joined: it changes whenever the partitions may have
+   * changed hands (even when this member kept the same ones). Absent when the backend cannot tell.
+   */
+  assignmentGeneration?(): number;
   /** Stops fetching new batches of these partitions (all when omitted); running batches finish. */
   pause(partitions?: number[]): void;
   resume(partitions?: number[]): void;

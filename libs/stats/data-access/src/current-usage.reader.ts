@@ -1,7 +1,14 @@
 import { Clock } from '@ostore/shared/clock';
 import { WINDOW_MS } from '@ostore/stats/domain';
-import { BucketSnapshot, DeltaSums, emptyBucketSnapshot, SnapshotUsage, usageFrom } from '@ostore/stats/snapshot';
+import {
+  BucketSnapshot,
+  DeltaSums,
+  emptyBucketSnapshot,
+  SnapshotUsage,
+  usageFrom,
+} from '@ostore/stats/snapshot';
 import { CombinationInfo, SnapshotStore } from '@ostore/stats/snapshot-store';
+import { OwnedWindows } from './owned-windows';
 import { UsageAggregateStore } from './usage-aggregate.store';
 import { UsageTotalsStore } from './usage-totals.store';
 
@@ -19,6 +26,9 @@ export interface CurrentUsageCache {
 
 const DEFAULT_CACHE: CurrentUsageCache = { combinationMs: 1000, maxBuckets: 100_000 };
 
+/** How far past now a seed of the in-memory view reads (windows of producers with clocks ahead); it is re-read after this. */
+const SEED_AHEAD_MS = 24 * 3600_000;
+
 /**
  * The current-usage read model: the bucket's figures in the newest combined snapshot + the usage
  * deltas at or after its cut. The cut lies on the 5-minute aggregate grid, so the deltas are whole
@@ -29,7 +39,10 @@ const DEFAULT_CACHE: CurrentUsageCache = { combinationMs: 1000, maxBuckets: 100_
  * One Cassandra read per answer in the steady state: the combination row is reused for
  * `combinationMs` (an answer from a combination that old is still exact, as its snapshot and the
  * deltas since its cut go together) and a bucket's row of a combination never changes, so it is
- * kept until the cut moves; only the aggregates since the cut are read each time.
+ * kept until the cut moves; only the aggregates since the cut are read each time. With an
+ * OwnedWindows view (the app's), a bucket of a usage-topic partition this process reads is
+ * answered without any Cassandra read: the view holds its aggregates since the cut (seeded once
+ * by that read, then kept by the recorder's writes); any other bucket is read as above.
  */
 export class CurrentUsageReader {
   private combination?: { info: CombinationInfo | undefined; readAtMs: number };
@@ -42,6 +55,7 @@ export class CurrentUsageReader {
     private readonly keyspace: string,
     private readonly clock: Clock,
     private readonly cache: CurrentUsageCache = DEFAULT_CACHE,
+    private readonly owned?: OwnedWindows,
   ) {}
 
   /** The bucket's bytes and objects now. */
@@ -53,7 +67,10 @@ export class CurrentUsageReader {
       return usageFrom(bucketId, undefined, totals, totals.asOf);
     }
     const cut = combination.cut;
-    const [bucket, after] = await Promise.all([this.bucketAt(bucketId, cut), this.deltasSince(bucketId, cut, now)]);
+    const [bucket, after] = await Promise.all([
+      this.bucketAt(bucketId, cut),
+      this.deltasSince(bucketId, cut, now),
+    ]);
     const ageMs = now.getTime() - combination.oldestCompletedAt.getTime();
     return {
       ...usageFrom(bucketId, bucket ?? emptyBucketSnapshot(bucketId, cut), after, now),
@@ -81,12 +98,22 @@ export class CurrentUsageReader {
   }
 
   private async deltasSince(bucketId: string, cut: Date, now: Date): Promise<DeltaSums> {
+    const to = now.getTime() + WINDOW_MS;
+    const known = this.owned?.since(bucketId, cut.getTime(), to);
+    if (known) return known;
+    const token = this.owned?.seedToken(bucketId);
+    const seedTo = token ? now.getTime() + SEED_AHEAD_MS : to;
     const after: DeltaSums = { bytes: 0, objects: 0, events: 0 };
-    for await (const a of this.usage.aggregates.aggregates(bucketId, cut, new Date(now.getTime() + WINDOW_MS))) {
+    const windows: { start: number; sums: DeltaSums }[] = [];
+    for await (const a of this.usage.aggregates.aggregates(bucketId, cut, new Date(seedTo))) {
+      const start = a.windowStart.getTime();
+      if (token) windows.push({ start, sums: { bytes: a.bytes, objects: a.objects, events: a.events } });
+      if (start >= to) continue;
       after.bytes += a.bytes;
       after.objects += a.objects;
       after.events += a.events;
     }
+    if (token) this.owned?.seed(token, cut.getTime(), seedTo, windows);
     return after;
   }
 }

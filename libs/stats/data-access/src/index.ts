@@ -5,6 +5,7 @@ export * from './usage-recorder';
 export * from './stats.metrics';
 export * from './usage-stores';
 export * from './current-usage.reader';
+export * from './owned-windows';
 export * from './local/local-usage.state';
 export * from './local/local-state.cleanup';
 export type { LocalWindow, PartitionMark } from './local/local-usage.entity';

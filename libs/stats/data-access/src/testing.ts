@@ -8,6 +8,7 @@ import { CassandraClient, createDriverClient } from '@ostore/shared/cassandra';
 import { Clock } from '@ostore/shared/clock';
 import { cassandraOptions, freshKeyspace } from '@ostore/testing';
 import { LocalUsageState } from './local/local-usage.state';
+import { OwnedWindows } from './owned-windows';
 import { StatsMetrics } from './stats.metrics';
 import { UsageRetention } from './usage-event.store';
 import { usageStores, UsageStores } from './usage-stores';
@@ -48,11 +49,15 @@ export async function tempLocalState(label: string): Promise<LocalUsageState & {
   });
 }
 
-/** For integration specs: a fresh migrated keyspace of the test stack and the stats stores over it. */
+/**
+ * For integration specs: a fresh migrated keyspace of the test stack and the stats stores over it
+ * (the recorder reporting to `owned` when given, as in the app).
+ */
 export async function statsStores(
   label: string,
   clock: Clock,
   retention: UsageRetention,
+  options: { owned?: OwnedWindows } = {},
 ): Promise<StatsStores> {
   const keyspace = freshKeyspace(label);
   const admin = createDriverClient(cassandraOptions(keyspace), false);
@@ -73,7 +78,7 @@ export async function statsStores(
     client,
     metrics,
     local,
-    ...usageStores(client, clock, retention, metrics, local),
+    ...usageStores(client, clock, retention, metrics, local, options),
     close: async () => {
       await local.remove();
       await client.shutdown();

@@ -10,6 +10,7 @@ import {
   UsageSums,
   WINDOW_MS,
 } from '@ostore/stats/domain';
+import { EVENT_COLUMNS, eventOfRow } from './usage-event.entity';
 import { UsageRetention } from './usage-event.store';
 
 /** One bucket's sums over one 5-minute window. */
@@ -119,14 +120,15 @@ export class UsageAggregateStore {
       parts.map(async ({ version, shard }) => {
         const s = { bytes: 0, objects: 0, events: 0 };
         const rows = this.client.rows(
-          `SELECT event_id, bytes, objects FROM ${this.client.keyspace}.usage_events WHERE bucket_id = ? AND day = ? AND layout_version = ? AND shard = ? AND occurred_at >= ? AND occurred_at < ?`,
+          `SELECT ${EVENT_COLUMNS} FROM ${this.client.keyspace}.usage_events WHERE bucket_id = ? AND day = ? AND layout_version = ? AND shard = ? AND occurred_at >= ? AND occurred_at < ?`,
           [bucketId, day, version, shard, windowStart, windowEnd],
           { fetchSize: 5000, isIdempotent: true },
         );
         for await (const r of rows) {
-          ids.push(r['event_id'] as string);
-          s.bytes += Number(r['bytes']);
-          s.objects += r['objects'] === null ? 0 : Number(r['objects']);
+          const e = eventOfRow(r);
+          ids.push(e.eventId);
+          s.bytes += e.bytes;
+          s.objects += e.objects ?? 0;
           s.events += 1;
         }
         return s;

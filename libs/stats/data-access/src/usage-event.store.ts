@@ -12,7 +12,7 @@ import {
   shardOf,
   UsageEvent,
 } from '@ostore/stats/domain';
-import { EVENT_COLUMNS, eventOfRow } from './usage-event.entity';
+import { EVENT_COLUMNS, eventInsert, eventInsertParams, eventOfRow } from './usage-event.entity';
 
 /** How long raw events and aggregates are kept, counted from when they happened. */
 export interface UsageRetention {
@@ -33,10 +33,6 @@ export interface EventWriteResult {
   expired: UsageEvent[];
 }
 
-const INSERT = (ks: string) =>
-  `INSERT INTO ${ks}.usage_events (bucket_id, day, layout_version, shard, occurred_at, event_id, bucket, kind, bytes, objects, source, source_host)
-   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) USING TTL ? AND TIMESTAMP ?`;
-
 /**
  * The immutable usage events in `usage_events` (seed 003; the table's doc tells the TTL and
  * timestamp policy). Writes are idempotent: the primary key comes from the event alone (its
@@ -50,19 +46,19 @@ export class UsageEventStore {
     private readonly retention: UsageRetention,
     private readonly layout: EventLayout = CURRENT_LAYOUT,
     private readonly concurrency = 32,
-    private readonly batchRows = 25,
+    private readonly batchRows = 100,
   ) {}
 
   /**
-   * Writes every event whose deadline has not passed: grouped by partition into UNLOGGED batches
-   * of at most `batchRows` rows (one partition per batch, so one mutation on one replica set, no
+   * Writes every event whose deadline has not passed (in the row format of the store's layout,
+   * see usage-event.entity): grouped by partition into UNLOGGED batches of at most `batchRows` rows (one partition per batch, so one mutation on one replica set, no
    * batchlog), at most `concurrency` batches in flight. A batch that fails may have been partly
    * applied; the caller retries the whole write, which rewrites the same rows (same key, TTL from
    * the same deadline, write timestamp = occurred_at).
    */
   async write(events: readonly UsageEvent[]): Promise<EventWriteResult> {
     const now = this.clock.now();
-    const cql = INSERT(this.client.keyspace);
+    const cql = eventInsert(this.client.keyspace, this.layout);
     const written: UsageEvent[] = [];
     const expired: UsageEvent[] = [];
     const partitions = new Map<string, { query: string; params: unknown[] }[]>();
@@ -76,25 +72,7 @@ export class UsageEventStore {
       const shard = shardOf(e.eventId, this.layout);
       const key = `${e.bucketId}|${day}|${shard}`;
       const rows = partitions.get(key) ?? [];
-      rows.push({
-        query: cql,
-        params: [
-          e.bucketId,
-          day,
-          this.layout.version,
-          shard,
-          e.occurredAt,
-          e.eventId,
-          e.bucket,
-          e.kind,
-          e.bytes,
-          e.objects ?? null,
-          e.source,
-          e.sourceHost,
-          ttl,
-          e.occurredAt.getTime() * 1000,
-        ],
-      });
+      rows.push({ query: cql, params: eventInsertParams(e, this.layout, day, shard, ttl) });
       partitions.set(key, rows);
       written.push(e);
     }

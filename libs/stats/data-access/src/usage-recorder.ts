@@ -11,6 +11,7 @@ import {
 } from '@ostore/stats/domain';
 import { eventKey, LocalWindow } from './local/local-usage.entity';
 import { LocalUsageState, WindowWrite } from './local/local-usage.state';
+import { OwnedWindows } from './owned-windows';
 import { StatsMetrics } from './stats.metrics';
 import { UsageAggregateStore } from './usage-aggregate.store';
 import { UsageEventStore, UsageRetention } from './usage-event.store';
@@ -80,6 +81,9 @@ interface Built extends Touched {
  * its redelivery (which starts before the mark) takes a new lease and rebuilds the windows from
  * Cassandra; a replay is harmless because the raw events are keyed by event id.
  *
+ * The aggregates written are then reported to the in-memory view (OwnedWindows), if any, which
+ * answers current usage for the buckets of the partitions this process reads.
+ *
  * Running totals are advanced (Cassandra reads) only when a window of the bucket has closed since
  * the last advance or a batch changed a window already covered by a checkpoint; otherwise the
  * bucket gauges move by the batch's new events.
@@ -97,6 +101,8 @@ export class UsageRecorder {
     private readonly local: LocalUsageState,
     private readonly clock: Clock,
     private readonly retention: UsageRetention,
+    /** The in-memory view of the aggregates written here, when current usage is answered from it. */
+    private readonly owned?: OwnedWindows,
     private readonly concurrency = 16,
   ) {}
 
@@ -134,7 +140,14 @@ export class UsageRecorder {
         dedup.push(eventKey(b.bucketId, b.start, e.eventId));
       }
       fresh.push(...b.fresh);
-      const window = { bucketId: b.bucketId, bucket: b.bucket, start: b.start, ...sums, touchedAt: now.getTime(), lease };
+      const window = {
+        bucketId: b.bucketId,
+        bucket: b.bucket,
+        start: b.start,
+        ...sums,
+        touchedAt: now.getTime(),
+        lease,
+      };
       writes.push({ window, rebuilt: b.rebuilt, ...(b.previous ? { previous: b.previous } : {}) });
       b.base = sums;
     }
@@ -144,10 +157,15 @@ export class UsageRecorder {
       marks: position ? [[position.partition, { nextOffset: position.nextOffset, lease }]] : [],
     });
     await this.events.write(fresh);
-    await this.parallel(
-      built.filter((b) => b.rebuilt || b.fresh.length > 0),
-      (b) => this.aggregates.write(b.bucketId, new Date(b.start), b.base),
-    );
+    const written = built.filter((b) => b.rebuilt || b.fresh.length > 0);
+    await this.parallel(written, (b) => this.aggregates.write(b.bucketId, new Date(b.start), b.base));
+    if (position)
+      this.owned?.recorded(
+        position.partition,
+        lease,
+        written.map((b) => ({ bucketId: b.bucketId, start: b.start, sums: b.base })),
+      );
+    else this.owned?.writtenElsewhere(written.map((b) => b.bucketId));
     await this.advanceTotals(built);
 
     const duplicates = deltas.length - expired - fresh.length;
@@ -169,7 +187,13 @@ export class UsageRecorder {
     const built: Built[] = touched.map((t, i) => {
       const w = stored[i];
       const trusted = w !== undefined && w.lease === lease;
-      return { ...t, base: trusted ? w : { bytes: 0, objects: 0, events: 0 }, rebuilt: !trusted, fresh: [], ...(w ? { previous: w } : {}) };
+      return {
+        ...t,
+        base: trusted ? w : { bytes: 0, objects: 0, events: 0 },
+        rebuilt: !trusted,
+        fresh: [],
+        ...(w ? { previous: w } : {}),
+      };
     });
     const local = built.filter((b) => !b.rebuilt);
     const keys = local.flatMap((b) => b.events.map((e) => eventKey(b.bucketId, b.start, e.eventId)));
@@ -203,7 +227,10 @@ export class UsageRecorder {
         advancedTo < closedTo ||
         changed.some((w) => w.rebuilt || w.start < advancedTo);
       if (stale) {
-        const usage = await this.totals.update(bucketId, changed.map((w) => new Date(w.start)));
+        const usage = await this.totals.update(
+          bucketId,
+          changed.map((w) => new Date(w.start)),
+        );
         this.advancedTo.set(bucketId, closedTo);
         this.report(bucketId, bucket, usage);
         return;

@@ -1,6 +1,7 @@
 import { FakeClock } from '@ostore/shared/clock/testing';
 import {
   compareEvents,
+  CURRENT_LAYOUT,
   dayOf,
   EVENT_LAYOUTS,
   UsageEvent,
@@ -8,7 +9,7 @@ import {
   windowStart,
 } from '@ostore/stats/domain';
 import { statsStores, StatsStores, usageDelta } from '../src/testing';
-import { eventOfDelta } from '../src';
+import { eventOfDelta, UsageEventStore } from '../src';
 
 const HOUR = 3600_000;
 const DAY = 24 * HOUR;
@@ -31,10 +32,10 @@ describe('usage event store', () => {
     const out = new Map<string, number>();
     for (const e of events) {
       const rs = await s.client.execute(
-        `SELECT event_id, TTL(bytes) AS ttl FROM usage_events WHERE bucket_id = ? AND day = ? AND layout_version = ? AND shard IN (0,1,2,3,4,5,6,7) AND occurred_at = ? AND event_id = ?`,
-        [e.bucketId, dayOf(e.occurredAt), EVENT_LAYOUTS[0].version, e.occurredAt, e.eventId],
+        `SELECT event_id, TTL(bytes) AS ttl, TTL(payload) AS payload_ttl FROM usage_events WHERE bucket_id = ? AND day = ? AND layout_version IN ? AND shard IN (0,1,2,3,4,5,6,7) AND occurred_at = ? AND event_id = ?`,
+        [e.bucketId, dayOf(e.occurredAt), EVENT_LAYOUTS.map((l) => l.version), e.occurredAt, e.eventId],
       );
-      for (const r of rs.rows) out.set(r['event_id'] as string, r['ttl'] as number);
+      for (const r of rs.rows) out.set(r['event_id'] as string, (r['payload_ttl'] ?? r['ttl']) as number);
     }
     return out;
   }
@@ -182,6 +183,40 @@ describe('usage event store', () => {
     expect(aggregates.map(({ bytes, events }) => ({ bytes, events }))).toEqual([
       { bytes: fresh.bytes, events: 1 },
     ]);
+  });
+  it('events of an older layout stay readable beside the current one, in one order', async () => {
+    const mixedBucketId = '4d3c2b1a-0f9e-4d8c-b7a6-554433221100';
+    const start = windowStart(clock.nowMs() - 30 * 60_000).getTime();
+    const deltas = Array.from({ length: 40 }, (_, i) =>
+      usageDelta({ bucketId: mixedBucketId, at: new Date(start + i * 1000), bytes: 100 + i, objects: i % 2 }),
+    );
+    const v1 = EVENT_LAYOUTS[0];
+    expect(v1.version).not.toBe(CURRENT_LAYOUT.version);
+    const old = new UsageEventStore(s.client, clock, retention, v1);
+    await old.write(deltas.filter((_, i) => i % 2 === 0).map(eventOfDelta));
+    await s.events.write(deltas.filter((_, i) => i % 2 === 1).map(eventOfDelta));
+    const versions = await s.client.execute(
+      `SELECT DISTINCT bucket_id, day, layout_version, shard FROM usage_events`,
+      [],
+    );
+    expect(
+      new Set(
+        versions.rows.filter((r) => String(r['bucket_id']) === mixedBucketId).map((r) => r['layout_version']),
+      ),
+    ).toEqual(new Set([v1.version, CURRENT_LAYOUT.version]));
+
+    const expected = deltas.map(eventOfDelta).sort(compareEvents);
+    const read: UsageEvent[] = [];
+    for await (const e of s.events.events(mixedBucketId, new Date(start), new Date(clock.nowMs()), {
+      pageSize: 4,
+    }))
+      read.push(e);
+    expect(read).toEqual(expected);
+    const window = await s.aggregates.windowEvents(mixedBucketId, new Date(start));
+    expect(window.events).toBe(40);
+    expect(window.bytes).toBe(deltas.reduce((n, d) => n + d.bytes, 0));
+    expect(window.objects).toBe(20);
+    expect(new Set(window.ids)).toEqual(new Set(deltas.map((d) => d.eventId)));
   });
 });
 

@@ -14,6 +14,7 @@ import { bucketCors } from './012-bucket-cors';
 import { nullRowSummary } from './013-null-row-summary';
 import { folderGcGrace } from './014-folder-gc-grace';
 import { encryption } from './016-encryption';
+import { compactUsageEvents } from './018-compact-usage-events';
 
 /** Every migration, in version order. Append only: a landed migration is never edited. */
 export const migrations: Migration[] = [
@@ -32,4 +33,5 @@ export const migrations: Migration[] = [
   nullRowSummary,
   folderGcGrace,
   encryption,
+  compactUsageEvents,
 ];

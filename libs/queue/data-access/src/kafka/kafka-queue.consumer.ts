@@ -45,6 +45,7 @@ class KafkaSubscription extends SubscriptionShell<KafkaQueueConsumerSettings> {
   private topic = '';
   private partitions = 0;
   private assigned: number[] = [];
+  private generations = 0;
   private readonly progress = new Map<number, PartitionProgress>();
   private readonly handBack = new AbortController();
   private running = false;
@@ -76,6 +77,7 @@ class KafkaSubscription extends SubscriptionShell<KafkaQueueConsumerSettings> {
     this.consumer = consumer;
     consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
       const before = this.assigned;
+      this.generations++;
       this.assigned = [...(payload.memberAssignment[this.topic] ?? [])].sort((a, b) => a - b);
       this.metrics.forgetLag(this.queue, before.filter((p) => !this.assigned.includes(p)));
       // A new generation starts from the committed offsets: forget in-memory progress.
@@ -149,6 +151,10 @@ class KafkaSubscription extends SubscriptionShell<KafkaQueueConsumerSettings> {
       timer.unref?.();
     };
     attempt(1000);
+  }
+
+  assignmentGeneration(): number {
+    return this.generations;
   }
 
   async committedOffsets(): Promise<Map<number, number>> {
