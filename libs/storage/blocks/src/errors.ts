@@ -49,3 +49,18 @@ export class BlockCorruptError extends BlockStorageError {
     super(`block ${blockId} is corrupt: ${detail}`);
   }
 }
+
+/**
+ * The block store's filesystem has no space (or inodes) left for a new block. Nothing of the block
+ * stays behind (its temp file is removed); retryable once space returns, so the gateway may answer
+ * a 5xx S3 clients retry.
+ */
+export class BlockStoreFullError extends BlockStorageError {
+  constructor(
+    readonly blockId: string,
+    readonly tier: string,
+    readonly errno: string,
+  ) {
+    super(`block ${blockId}: tier ${tier} is out of space (${errno})`);
+  }
+}

@@ -2,7 +2,7 @@ import { promises as fs } from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { newBlockId } from '../block-id';
-import { BlockNotFoundError } from '../errors';
+import { BlockNotFoundError, BlockStoreFullError } from '../errors';
 import { LocalFsBlockStore } from './local-fs-block-store';
 
 describe(LocalFsBlockStore.name, () => {
@@ -50,6 +50,20 @@ describe(LocalFsBlockStore.name, () => {
     expect(await fs.readdir(path.dirname(sut.pathOf(id)))).toEqual([]);
     await expect(sut.delete(id)).resolves.toBeUndefined();
     await expect(sut.delete(newBlockId())).resolves.toBeUndefined();
+  });
+
+  it('turns a full disk into BlockStoreFullError and leaves no temp file behind', async () => {
+    // The temp file is a link to /dev/full, whose every write fails with a real ENOSPC.
+    const id = newBlockId();
+    const tmp = `${sut.pathOf(id)}.tmp`;
+    await fs.mkdir(path.dirname(tmp), { recursive: true });
+    await fs.symlink('/dev/full', tmp);
+    await expect(sut.write(id, Buffer.alloc(4096, 1))).rejects.toBeInstanceOf(BlockStoreFullError);
+    expect(await fs.readdir(path.dirname(tmp))).toEqual([]);
+    expect(await sut.holdsAnyBytes(id)).toBe(false);
+    // Space returned: the same block writes fine without a new store.
+    await sut.write(id, Buffer.from('after'));
+    expect((await sut.read(id)).toString()).toBe('after');
   });
 
   it('throws BlockNotFoundError for a missing block', async () => {

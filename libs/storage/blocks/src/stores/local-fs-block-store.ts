@@ -2,7 +2,7 @@ import { promises as fs } from 'fs';
 import * as path from 'path';
 import { assertBlockId } from '../block-id';
 import type { BlockStore } from '../block-store';
-import { BlockNotFoundError } from '../errors';
+import { BlockNotFoundError, BlockStoreFullError } from '../errors';
 
 export interface LocalFsBlockStoreOptions {
   /** Tier name recorded in every BlockRef written here (e.g. 'standard'). */
@@ -50,16 +50,25 @@ export class LocalFsBlockStore implements BlockStore {
     const dir = path.dirname(file);
     await this.ensureDir(dir);
     const tmp = `${file}.tmp`;
-    const handle = await fs.open(tmp, 'w', 0o640);
     try {
-      let written = 0;
-      while (written < data.length) {
-        const { bytesWritten } = await handle.write(data, written, data.length - written, written);
-        written += bytesWritten;
+      const handle = await fs.open(tmp, 'w', 0o640);
+      try {
+        let written = 0;
+        while (written < data.length) {
+          const { bytesWritten } = await handle.write(data, written, data.length - written, written);
+          written += bytesWritten;
+        }
+        if (this.fsync) await handle.sync();
+      } finally {
+        await handle.close();
       }
-      if (this.fsync) await handle.sync();
-    } finally {
-      await handle.close();
+    } catch (e) {
+      // A failed write leaves no partial temp file eating the space it ran out of.
+      await fs.unlink(tmp).catch(() => undefined);
+      if (isErrno(e, 'ENOSPC') || isErrno(e, 'EDQUOT')) {
+        throw new BlockStoreFullError(blockId, this.tier, (e as NodeJS.ErrnoException).code ?? 'ENOSPC');
+      }
+      throw e;
     }
     try {
       await fs.rename(tmp, file);
