@@ -25,6 +25,7 @@ import { AccessControl } from '../../access';
 import { Authenticator } from '../../authenticator';
 import { CANNED_ACLS, CHECKSUM_ALGORITHMS, objectOwnerOf } from '../../object-http';
 import { sendEmpty, sendXml } from '../../responses';
+import { checkFormAcl } from '../../policy-gate';
 import { OBJECTS_SERVICE } from '../../services';
 import type { S3Handler } from '../../s3-handler';
 import type { S3Request } from '../../s3-request';
@@ -105,6 +106,7 @@ export class PostObjectHandler implements S3Handler {
     const { fields, range } = form;
     const checksums = formChecksums(fields);
     const meta = formMeta(fields);
+    if (meta.acl !== undefined) checkFormAcl(req.target, meta.acl, req.owner?.id);
     let seen = 0;
     const counted = new Transform({
       transform(chunk: Buffer, _enc, done) {
