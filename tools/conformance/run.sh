@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Runs the ceph/s3-tests conformance subset against a gateway this script starts (see README.md).
-#   tools/conformance/run.sh [pytest args...]
+#   tools/conformance/run.sh [pytest selection args...]
+# The selected tests are run in chunks of $CONFORMANCE_CHUNK, $CONFORMANCE_JOBS at a time, each
+# with its own junit-<n>.xml in $CONFORMANCE_OUT: a chunk whose junit exists is not run again, so
+# an interrupted run resumes where it stopped and no finished result is lost.
 # Needs: a Cassandra + Kafka stack (CASSANDRA_PORT / KAFKA_BROKERS, default: the local stack's),
 # the suite unpacked in $S3TESTS_DIR and a Python venv with its requirements in $S3TESTS_VENV.
 set -euo pipefail
@@ -45,12 +48,33 @@ sed "s/@PORT@/$PORT/" tools/conformance/s3tests.conf.in > "$work/s3tests.conf"
 MARKERS=$(sed -e '/^#/d' -e '/^$/d' -e 's/^/not /' tools/conformance/excluded-markers.txt | paste -sd' ' | sed 's/ not / and not /g')
 DESELECT=$(sed -e '/^#/d' -e '/^$/d' tools/conformance/deselected.txt | cut -d' ' -f1 | sed 's/^/--deselect=s3tests\/functional\//' | paste -sd' ')
 cd "$S3TESTS_DIR"
-set +e
+CHUNK=${CONFORMANCE_CHUNK:-40}
+JOBS=${CONFORMANCE_JOBS:-2}
+TIMEOUT=${CONFORMANCE_TEST_TIMEOUT:-180}
+py="$S3TESTS_VENV/bin/python"
+# a hung test fails alone instead of stopping its chunk (pytest-timeout, when the venv has it)
+TIMEOUT_ARGS=
+if "$py" -c 'import pytest_timeout' 2> /dev/null; then TIMEOUT_ARGS="--timeout=$TIMEOUT"; fi
 # shellcheck disable=SC2086
-S3TEST_CONF=$work/s3tests.conf "$S3TESTS_VENV/bin/python" -m pytest s3tests/functional/test_s3.py s3tests/functional/test_headers.py \
-  -m "$MARKERS" $DESELECT -p no:cacheprovider -q -rfE --junitxml="$OUT/junit.xml" "$@" > "$OUT/pytest.log" 2>&1
-rc=$?
+S3TEST_CONF=$work/s3tests.conf "$py" -m pytest s3tests/functional/test_s3.py s3tests/functional/test_headers.py \
+  -m "$MARKERS" $DESELECT -p no:cacheprovider -q --collect-only "$@" 2> /dev/null | grep '::' > "$OUT/selected.txt" || true
+echo "$(wc -l < "$OUT/selected.txt") tests selected, chunks of $CHUNK, $JOBS at a time" >&2
+# chunk n is the same tests only for the same selection: change the selection, change $CONFORMANCE_OUT
+rm -f "$OUT"/chunk-[0-9][0-9][0-9]
+split -l "$CHUNK" -d -a 3 "$OUT/selected.txt" "$OUT/chunk-"
+run_chunk() { # chunk file: one pytest process (its own bucket prefix) with its own junit and log
+  local n=${1##*/chunk-}
+  [ -s "$OUT/junit-$n.xml" ] && return 0
+  # shellcheck disable=SC2046,SC2086
+  S3TEST_CONF=$work/s3tests.conf "$py" -m pytest $(cat "$1") -p no:cacheprovider -q -rfE $TIMEOUT_ARGS \
+    --junitxml="$OUT/junit-$n.part.xml" > "$OUT/pytest-$n.log" 2>&1
+  [ -s "$OUT/junit-$n.part.xml" ] && mv "$OUT/junit-$n.part.xml" "$OUT/junit-$n.xml"
+  echo "chunk $n: $(tail -1 "$OUT/pytest-$n.log")" >&2
+}
+export -f run_chunk
+export OUT work py TIMEOUT_ARGS
+set +e
+for f in "$OUT"/chunk-[0-9][0-9][0-9]; do echo "$f"; done | xargs -P "$JOBS" -I{} bash -c 'run_chunk "$1"' _ {}
 set -e
-tail -3 "$OUT/pytest.log"
 cp "$work/gateway.log" "$OUT/gateway.log"
-exit $rc
+"$root/tools/conformance/summarize.py" "$OUT"/junit-[0-9][0-9][0-9].xml | head -1

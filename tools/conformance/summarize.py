@@ -1,10 +1,9 @@
 #!/usr/bin/env python3
-"""Summarizes a run's junit.xml: pass rate and every failure with the first line of its reason (Markdown)."""
+"""Summarizes a run's junit files (one or several chunks): pass rate and every failure with the first line of its reason (Markdown)."""
 import sys
 import xml.etree.ElementTree as ET
 
-root = ET.parse(sys.argv[1]).getroot()
-cases = list(root.iter('testcase'))
+cases = [c for path in sys.argv[1:] for c in ET.parse(path).getroot().iter('testcase')]
 failed, skipped = [], 0
 for c in cases:
     problem = c.find('failure') if c.find('failure') is not None else c.find('error')
@@ -16,5 +15,5 @@ for c in cases:
 ran = len(cases) - skipped
 print(f'{ran - len(failed)} of {ran} passed ({100 * (ran - len(failed)) / max(ran, 1):.1f} %), {skipped} skipped\n')
 print('| file | test | reason |\n| --- | --- | --- |')
-for f, name, reason in failed:
+for f, name, reason in sorted(failed):
     print(f"| {f} | `{name}` | {reason.replace('|', '/')} |")

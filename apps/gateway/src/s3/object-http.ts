@@ -1,5 +1,6 @@
 import { S3Error, httpDate, parseContentMd5, parseTaggingHeader, userMetadataFromHeaders, validateStorageClass } from '@ostore/s3/protocol';
 import type { CannedAcl, ChecksumAlgorithm, ObjectMeta, ObjectVersion, Owner } from '@ostore/s3/core';
+import { expirationHeader } from './object-expiration';
 import type { S3Request } from './s3-request';
 
 export const CHECKSUM_ALGORITHMS: ChecksumAlgorithm[] = ['CRC32', 'CRC32C', 'CRC64NVME', 'SHA1', 'SHA256'];
@@ -76,6 +77,7 @@ export function versionHeaders(req: S3Request, v: ObjectVersion, versioned: bool
     'x-amz-storage-class': v.storageClass && v.storageClass !== 'STANDARD' ? v.storageClass : undefined,
     'x-amz-mp-parts-count': v.partCount,
     'x-amz-tagging-count': v.meta.tags && Object.keys(v.meta.tags).length ? Object.keys(v.meta.tags).length : undefined,
+    'x-amz-expiration': expirationHeader(req.bucketInfo, { key: v.key, size: v.size, lastModified: v.lastModified, tags: v.meta.tags }, v.isLatest),
   };
   for (const [k, val] of Object.entries(v.meta.userMeta)) h[`x-amz-meta-${k}`] = val;
   // Whole-object checksums only describe whole-object responses: none for ranges and parts.

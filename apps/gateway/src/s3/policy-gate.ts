@@ -10,9 +10,11 @@ import {
   decodeAcl,
   decodePublicAccessBlock,
   evaluatePolicy,
+  grantsOnlyOwnerFullControl,
   isPolicyPublic,
   needsExistingObjectTags,
   OWNER_ONLY_ACTIONS,
+  parseGrantHeaders,
   resourceArn,
   storedBucketPolicy,
 } from '@ostore/s3/policy';
@@ -35,20 +37,38 @@ export function setsPublicAcl(req: S3Request): boolean {
 }
 
 /**
- * Whether a request sets an ACL other than the ones BucketOwnerEnforced still accepts: a canned
- * ACL but `bucket-owner-full-control` (and `private` on the bucket's own ACL), a grant header, or
- * an AccessControlPolicy body.
+ * Whether a canned ACL is one BucketOwnerEnforced refuses: any but `bucket-owner-full-control`, and
+ * `private` from the bucket owner or on the bucket's own ACL. Under BucketOwnerEnforced the bucket
+ * owner owns every object, so `private` sent by the bucket owner is an equivalent form of
+ * bucket-owner-full-control, which AWS accepts (rclone and s3cmd send it on every PUT by default);
+ * from another user it would grant that writer, and is refused.
  */
-export function setsAcl(req: S3Request, isBucketOwner: boolean): boolean {
+export function refusedUnderEnforced(canned: string, isBucketOwner: boolean, operation: string): boolean {
+  return !(canned === 'bucket-owner-full-control' || (canned === 'private' && (isBucketOwner || operation === 'PutBucketAcl')));
+}
+
+/**
+ * Whether a request's headers set an ACL other than the ones BucketOwnerEnforced still accepts: a
+ * canned ACL refusedUnderEnforced, or grant headers other than FULL_CONTROL to the bucket owner
+ * alone. An AccessControlPolicy body is judged the same way once read (acl-body.ts).
+ */
+export function setsAcl(req: S3Request, bucketOwnerId: string, isBucketOwner: boolean): boolean {
   const canned = req.header('x-amz-acl');
-  // Under BucketOwnerEnforced the bucket owner owns every object, so `private` sent by the bucket
-  // owner is an equivalent form of bucket-owner-full-control, which AWS accepts (rclone and s3cmd
-  // send it on every PUT by default); from another user it would grant that writer, and is refused.
-  const ownerOnly = canned === 'bucket-owner-full-control' || (canned === 'private' && (isBucketOwner || req.operation === 'PutBucketAcl'));
-  if (canned !== undefined && !ownerOnly) return true;
-  if (GRANT_HEADERS.some((h) => req.header(h) !== undefined)) return true;
-  const acl = req.operation === 'PutBucketAcl' || req.operation === 'PutObjectAcl';
-  return acl && canned === undefined && (req.header('content-length') ?? '0') !== '0';
+  if (canned !== undefined && refusedUnderEnforced(canned, isBucketOwner, req.operation)) return true;
+  if (!GRANT_HEADERS.some((h) => req.header(h) !== undefined)) return false;
+  const grants = parseGrantHeaders((name) => req.header(name));
+  return !grants || !grantsOnlyOwnerFullControl(grants, bucketOwnerId);
+}
+
+/**
+ * The canned ACL of a browser POST upload's `acl` field, checked as PutObject's `x-amz-acl` is by
+ * the gate: AccessControlListNotSupported under BucketOwnerEnforced (refusedUnderEnforced), and
+ * AccessDenied for a public one under BlockPublicAcls.
+ */
+export function checkFormAcl(bucket: Bucket, canned: string, callerId: string | undefined): void {
+  if (bucket.objectOwnership === 'BucketOwnerEnforced' && refusedUnderEnforced(canned, callerId === bucket.owner.id, 'PostObject'))
+    throw new S3Error('AccessControlListNotSupported', 'The bucket does not allow ACLs');
+  if (PUBLIC_CANNED.has(canned) && decodePublicAccessBlock(bucket.publicAccessBlock)?.blockPublicAcls) throw denied();
 }
 
 /** Which grants count: none under BucketOwnerEnforced, the non-public ones under IgnorePublicAcls (or RestrictPublicBuckets on a public policy). */
@@ -90,7 +110,7 @@ export class PolicyGate {
       throw denied();
     }
     const enforced = bucket.objectOwnership === 'BucketOwnerEnforced';
-    if (enforced && ACL_WRITES.has(req.operation) && setsAcl(req, isOwner))
+    if (enforced && ACL_WRITES.has(req.operation) && setsAcl(req, bucket.owner.id, isOwner))
       throw new S3Error('AccessControlListNotSupported', 'The bucket does not allow ACLs');
     if (pab?.blockPublicAcls && ACL_WRITES.has(req.operation) && setsPublicAcl(req)) throw denied();
     const restrict = !!pab?.restrictPublicBuckets && isPolicyPublic(policy);

@@ -62,6 +62,8 @@ export interface Bucket {
   objectOwnership?: string;
   /** The default encryption in its stored form (@ostore/s3/crypto), when one is set. */
   encryption?: string;
+  /** The lifecycle configuration in its stored form (@ostore/lifecycle/rules' stored-lifecycle), when one is set. */
+  lifecycle?: string;
 }
 
 /** Access settings of a bucket; null removes one. */

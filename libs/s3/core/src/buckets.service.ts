@@ -32,6 +32,7 @@ export function bucketOf(row: BucketRow): Bucket {
     ...(row.quotaObjects === undefined ? {} : { quotaObjects: row.quotaObjects }),
     objectOwnership: row.objectOwnership,
     ...(row.encryption ? { encryption: row.encryption } : {}),
+    ...(row.lifecycle ? { lifecycle: row.lifecycle } : {}),
   };
 }
 

@@ -1,3 +1,4 @@
+import { createHmac } from 'crypto';
 import { thrown } from './spec-support/thrown';
 import { parseQueryString } from './sigv4-signing';
 import { parseSigV2, stringToSignV2, verifySigV2 } from './sigv2';
@@ -131,6 +132,18 @@ describe('Signature Version 2', () => {
     const e = thrown(() => verifySigV2(parseSigV2(req)!, req, {}, SECRET, new Date('2007-03-27T19:36:42Z')));
     expect(e.code).toBe('SignatureDoesNotMatch');
     expect(e.extra.StringToSign).toBe('GET\n\n\nTue, 27 Mar 2007 19:36:42 +0000\n/b/k');
+  });
+
+  it("a path-style request for a bucket signed over '/bucket/' (botocore's V2 signer) is accepted as '/bucket' is; a key's path is not padded", () => {
+    const date = 'Tue, 27 Mar 2007 19:36:42 +0000';
+    const now = new Date('2007-03-27T19:36:42Z');
+    const signed = (sts: string) => createHmac('sha1', SECRET).update(sts).digest('base64');
+    const bucket = request('PUT', '/johnsmith', { Date: date, Authorization: `AWS ${AKID}:${signed(`PUT\n\n\n${date}\n/johnsmith/`)}` });
+    expect(() => verifySigV2(parseSigV2(bucket)!, bucket, {}, SECRET, now)).not.toThrow();
+    const plain = request('PUT', '/johnsmith', { Date: date, Authorization: `AWS ${AKID}:${signed(`PUT\n\n\n${date}\n/johnsmith`)}` });
+    expect(() => verifySigV2(parseSigV2(plain)!, plain, {}, SECRET, now)).not.toThrow();
+    const key = request('PUT', '/johnsmith/k', { Date: date, Authorization: `AWS ${AKID}:${signed(`PUT\n\n\n${date}\n/johnsmith/k/`)}` });
+    expect(thrown(() => verifySigV2(parseSigV2(key)!, key, {}, SECRET, now)).code).toBe('SignatureDoesNotMatch');
   });
 
   it('dates: missing or invalid is AccessDenied, far off is RequestTimeTooSkewed', () => {

@@ -150,7 +150,7 @@ export function verifySigV2(
   }
   const stringToSign = stringToSignV2(req, resource, parsed.expires);
   const expected = signV2(secretAccessKey, stringToSign);
-  if (!sameSignatureV2(expected, parsed.signature)) {
+  if (!sameSignatureV2(expected, parsed.signature) && !signedWithBucketSlash(parsed, req, resource, secretAccessKey)) {
     throw new S3Error('SignatureDoesNotMatch', undefined, {
       extra: {
         AWSAccessKeyId: parsed.accessKeyId,
@@ -160,6 +160,18 @@ export function verifySigV2(
       },
     });
   }
+}
+
+/**
+ * Whether a path-style request for a bucket itself (`/bucket`, no key) was signed over `/bucket/`,
+ * the CanonicalizedResource AWS gives a bucket ("/awsexamplebucket1/" for a request that addresses
+ * only the bucket, https://docs.aws.amazon.com/AmazonS3/latest/userguide/RESTAuthentication.html)
+ * and what botocore's V2 signer sends for CreateBucket, ListObjects and every other bucket request.
+ */
+function signedWithBucketSlash(parsed: ParsedSigV2, req: SigV4Request, resource: SigV2Resource, secretAccessKey: string): boolean {
+  if (resource.virtualHostBucket !== undefined || !/^\/[^/]+$/.test(req.rawPath)) return false;
+  const slashed = stringToSignV2({ ...req, rawPath: `${req.rawPath}/` }, resource, parsed.expires);
+  return sameSignatureV2(signV2(secretAccessKey, slashed), parsed.signature);
 }
 
 /** An HTTP date (RFC 7231 IMF-fixdate, RFC 850 or asctime, as `Date.parse` reads them); undefined when invalid. */

@@ -106,3 +106,13 @@ export function aclGrantsPermission(grants: readonly AclGrant[], permission: Acl
     (g) => (g.permission === permission || g.permission === 'FULL_CONTROL') && !(mode === 'non-public' && isPublicGrant(g)) && granteeMatches(g.grantee, caller),
   );
 }
+
+/**
+ * Whether a grant list only gives the bucket owner FULL_CONTROL: the form of `bucket-owner-full-control`
+ * that a bucket with BucketOwnerEnforced still accepts in an AccessControlPolicy body or grant
+ * header ("PUT requests ... that contain ACLs that grant full control to the bucket owner succeed",
+ * https://docs.aws.amazon.com/AmazonS3/latest/userguide/about-object-ownership.html).
+ */
+export function grantsOnlyOwnerFullControl(grants: readonly { grantee: { type: string; id?: string }; permission: AclPermission }[], bucketOwnerId: string): boolean {
+  return grants.length > 0 && grants.every((g) => g.permission === 'FULL_CONTROL' && g.grantee.type === 'CanonicalUser' && g.grantee.id === bucketOwnerId);
+}

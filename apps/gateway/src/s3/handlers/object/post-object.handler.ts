@@ -25,6 +25,7 @@ import { AccessControl } from '../../access';
 import { Authenticator } from '../../authenticator';
 import { CANNED_ACLS, CHECKSUM_ALGORITHMS, objectOwnerOf } from '../../object-http';
 import { sendEmpty, sendXml } from '../../responses';
+import { checkFormAcl } from '../../policy-gate';
 import { OBJECTS_SERVICE } from '../../services';
 import type { S3Handler } from '../../s3-handler';
 import type { S3Request } from '../../s3-request';
@@ -107,6 +108,7 @@ export class PostObjectHandler implements S3Handler {
     const { fields, range } = form;
     const checksums = formChecksums(fields);
     const meta = formMeta(fields);
+    if (meta.acl !== undefined) checkFormAcl(req.target, meta.acl, req.owner?.id);
     // the form's SSE fields (as PutObject's headers), else the bucket's default encryption
     const encryption = this.sse.forWrite(req, Object.fromEntries(fields));
     let seen = 0;

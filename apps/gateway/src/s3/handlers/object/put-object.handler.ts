@@ -1,6 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { ObjectsService } from '@ostore/s3/core';
+import { Clock } from '@ostore/shared/clock';
 import { OBJECTS_SERVICE } from '../../services';
+import { expirationHeader } from '../../object-expiration';
 import { announcedLength, bodyVerifier, contentMd5Of, metaFromHeaders, objectOwnerOf, requestedChecksums } from '../../object-http';
 import { sendEmpty } from '../../responses';
 import type { S3Handler } from '../../s3-handler';
@@ -19,6 +21,7 @@ export class PutObjectHandler implements S3Handler {
   constructor(
     @Inject(OBJECTS_SERVICE) private readonly objects: ObjectsService,
     private readonly sse: ObjectEncryption,
+    private readonly clock: Clock,
   ) {}
 
   async handle(req: S3Request): Promise<void> {
@@ -43,6 +46,8 @@ export class PutObjectHandler implements S3Handler {
     });
     const headers: Record<string, string> = { ETag: result.etag, ...encryption?.headers };
     if (req.bucketInfo!.versioning !== 'Unversioned') headers['x-amz-version-id'] = result.versionId;
+    const expiration = expirationHeader(req.target, { key: req.key!, size: result.size, lastModified: this.clock.now(), tags: meta.tags });
+    if (expiration) headers['x-amz-expiration'] = expiration;
     for (const alg of checksums.algorithms) {
       const v = result.checksums[alg];
       if (v) headers[`x-amz-checksum-${alg.toLowerCase()}`] = v;
