@@ -2,6 +2,7 @@ import { readdirSync, readFileSync, statSync } from 'fs';
 import { join, resolve } from 'path';
 import { isS3ErrorCode } from '@ostore/s3/protocol';
 import { S3DomainError } from '@ostore/s3/core';
+import { BlockStoreFullError } from '@ostore/storage/blocks';
 import { toS3Error } from './error-response';
 
 const ROOT = resolve(__dirname, '../../../..');
@@ -52,5 +53,15 @@ describe(toS3Error.name, () => {
       allow: 'DELETE',
     });
     expect(refused.extra).toEqual({ Method: 'GET', ResourceType: 'DeleteMarker' });
+  });
+
+  it('answers a full block store, also wrapped as a cause, with 503 SlowDown (retryable) and anything else with 500', () => {
+    const full = new BlockStoreFullError('b1', 'hot', 'ENOSPC');
+    for (const err of [full, new Error('writing the body', { cause: full })]) {
+      const e = toS3Error(err);
+      expect([e.code, e.httpStatus]).toEqual(['SlowDown', 503]);
+      expect(e.message).toMatch(/out of space/);
+    }
+    expect(toS3Error(new Error('boom')).code).toBe('InternalError');
   });
 });

@@ -2,6 +2,15 @@ import { S3Error } from '@ostore/s3/protocol';
 import { renderErrorXml } from '@ostore/s3/protocol';
 import { DeleteMarkerFacts, S3DomainError } from '@ostore/s3/core';
 import { AclError } from '@ostore/s3/policy';
+import { BlockStoreFullError } from '@ostore/storage/blocks';
+
+/** The BlockStoreFullError in `err`'s cause chain, if any. */
+function blockStoreFull(err: unknown): BlockStoreFullError | undefined {
+  for (let e = err, depth = 0; e instanceof Error && depth < 8; e = (e as Error & { cause?: unknown }).cause, depth++) {
+    if (e instanceof BlockStoreFullError) return e;
+  }
+  return undefined;
+}
 
 /**
  * What S3 sends as headers about the delete marker an error is about: `x-amz-delete-marker` and
@@ -19,7 +28,8 @@ function deleteMarkerHeaders(code: string, marker: DeleteMarkerFacts): Record<st
 /**
  * The single place where errors become S3 errors (status, headers, body): S3Errors as they are,
  * domain errors by code (their delete marker as headers), refused ACLs (400, their argument as
- * ArgumentName/ArgumentValue), the rest InternalError.
+ * ArgumentName/ArgumentValue), a full block store 503 SlowDown (retryable: SDKs back off and
+ * retry, and the write was not stored), the rest InternalError.
  */
 export function toS3Error(err: unknown): S3Error {
   if (err instanceof S3Error) return err;
@@ -31,6 +41,8 @@ export function toS3Error(err: unknown): S3Error {
     const headers = err.deleteMarker ? deleteMarkerHeaders(err.code, err.deleteMarker) : {};
     return S3Error.fromCode(err.code, err.message, { headers, extra: err.extra });
   }
+  if (blockStoreFull(err))
+    return new S3Error('SlowDown', 'The storage is out of space; this write was not stored. Please retry later.', { httpStatus: 503, cause: err });
   return new S3Error('InternalError', 'We encountered an internal error. Please try again.', { cause: err });
 }
 
