@@ -82,9 +82,10 @@ export function renderVersus(runs: PhaseRun[]): string[] {
   return [...md, '', 'CPU ms per operation (medians over rounds; from /proc, each process with its children):', '', ...cpu];
 }
 
-/** Writes tools/bench/results/<date>-vs-minio.{md,json} (rewritten after every phase). */
-export function writeVersus(bench: Bench, tools: Record<string, string>, meta: { minio: string; options: unknown }, runs: PhaseRun[]): void {
-  const base = join(WORK_DIR, '..', 'results', `${localDate()}-vs-minio`);
+/** Writes tools/bench/results/<date>-vs-minio[.<label>].{md,json} (rewritten after every phase). */
+export function writeVersus(bench: Bench, tools: Record<string, string>, meta: { minio: string; options: { label?: string } }, runs: PhaseRun[]): void {
+  const label = meta.options.label;
+  const base = join(WORK_DIR, '..', 'results', `${localDate()}-vs-minio${label ? `.${label}` : ''}`);
   const machine = machineInfo();
   const g = gitCommit();
   const commit = `${g.commit}${g.dirty ? ` + ${g.dirty} uncommitted files` : ''} (${g.subject})`;

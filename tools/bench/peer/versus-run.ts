@@ -1,9 +1,10 @@
 /**
  * `npm run bench -- vs-minio [--rounds 3] [--phase-duration 10s] [--list-objects 100000]
- * [--only put4k,get4k,...] [gateway options]`: OStore's gateway (on the local stack) and a
+ * [--only put4k,get4k,...] [--label L] [gateway options]`: OStore's gateway (on the local stack) and a
  * single-node MinIO on the same machine, driven by the same clients, phase by phase in alternating
  * order (OStore first in odd rounds, MinIO first in even ones), with CPU per operation split by
- * process. Results: tools/bench/results/<date>-vs-minio.{md,json} (see versus-report.ts).
+ * process. Results: tools/bench/results/<date>-vs-minio.{md,json} (see versus-report.ts); with
+ * `--label L`, <date>-vs-minio.L.{md,json}, so an experiment never replaces the standard run.
  */
 import { join } from 'path';
 import { loadavg } from 'os';
@@ -37,6 +38,8 @@ interface Options {
   phaseMs: number;
   listObjects: number;
   only?: string[];
+  /** Names the results file of an experiment (`<date>-vs-minio.<label>.md`). */
+  label?: string;
 }
 
 const KiB = 1024;
@@ -145,7 +148,9 @@ export async function main(argvIn: string[]): Promise<number> {
     phaseMs: parseDuration(takeOption(argv, '--phase-duration') ?? '10s'),
     listObjects: Number(takeOption(argv, '--list-objects') ?? 100_000),
     only: takeOption(argv, '--only')?.split(','),
+    label: takeOption(argv, '--label'),
   };
+  if (o.label !== undefined && !/^[A-Za-z0-9_-]+$/.test(o.label)) throw new Error(`--label: letters, digits, - and _ only, got ${o.label}`);
   const phases = PHASES.filter((p) => !o.only || o.only.includes(p));
   const warp = findWarp();
   if (!warp) throw new Error('warp not found: npm run bench -- build-warp');
