@@ -77,7 +77,7 @@ describe('LifecycleApplier on the real metastore', () => {
       expect(await s3code(s.core.objects.head(b.name, 'k'))).toBe('NoSuchKey');
       expect(await history(s.core, b.name, 'k')).toEqual([]);
       for (const blk of blocks) expect(await refsOf(s.client, blk.blockId)).toEqual([]);
-      expect(s.usage).toEqual([{ bucketId: b.bucketId, bucket: b.name, kind: 'remove', bytes: -100_000, objects: -1 }]);
+      expect(s.usage).toEqual([{ bucketId: b.bucketId, bucket: b.name, kind: 'remove', bytes: -100_000, objects: -1, eventId: expect.stringMatching(/^rm:/) }]);
     });
 
     it('Expiration in a suspended bucket: a null delete marker replacing the null version', async () => {
