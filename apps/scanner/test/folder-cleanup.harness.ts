@@ -154,6 +154,21 @@ export async function folderRows(db: CassandraClient, bucketId: string): Promise
   return out.sort();
 }
 
+/**
+ * The `versions` and `null_versions` rows directly under these directories of a bucket, as
+ * `table:parent+name` (for a failure's message: what keeps a version directory non-empty).
+ */
+export async function versionRowsUnder(db: CassandraClient, bucketId: string, directories: readonly string[]): Promise<string[]> {
+  const out: string[] = [];
+  for (const table of ['versions', 'null_versions']) {
+    for (const parent of directories) {
+      const rs = await db.execute(`SELECT name FROM ${table} WHERE bucket_id = ? AND parent = ?`, [bucketId, parent]);
+      for (const r of rs.rows) out.push(`${table}:${parent}${r['name']}`);
+    }
+  }
+  return out;
+}
+
 /** Halves of a span list, for two scanners over one node. */
 export function halves(spans: readonly TokenSpan[]): [TokenSpan[], TokenSpan[]] {
   const out: [TokenSpan[], TokenSpan[]] = [[], []];

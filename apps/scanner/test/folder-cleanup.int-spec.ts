@@ -16,6 +16,7 @@ import {
   ScannerCleanup,
   scheduler,
   untilJudged,
+  versionRowsUnder,
 } from './folder-cleanup.harness';
 import { alice, put } from './support';
 
@@ -105,7 +106,11 @@ describe('empty-directory cleanup (Cassandra)', () => {
     let cycles = 0;
     let objectsDoneAt: number | undefined;
     for (let rows = before; rows.join() !== kept.join(); rows = await folderRows(db, id)) {
-      if (Date.now() > deadline) throw new Error(`still there after ${cycles} cycles: ${rows.join(', ')}`);
+      if (Date.now() > deadline) {
+        const stuck = rows.filter((r) => r.startsWith('version:') && !kept.includes(r)).map((r) => r.slice('version:'.length));
+        const below = await versionRowsUnder(db, id, stuck);
+        throw new Error(`still there after ${cycles} cycles: ${rows.join(', ')}; version rows below the stuck version directories: ${below.join(', ') || 'none'}`);
+      }
       expect(bottomUp(before, rows)).toBe(true);
       expect(rows).toEqual(expect.arrayContaining(kept));
       clock.advance(INTERVAL_MS);
