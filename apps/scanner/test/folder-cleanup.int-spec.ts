@@ -1,6 +1,8 @@
 import { FolderCandidate } from '@ostore/queue/contracts';
 import { S3Core } from '@ostore/s3/core';
+import { FolderFilterRepository } from '@ostore/metastore/data-access';
 import { CassandraClient } from '@ostore/shared/cassandra';
+import { types } from 'cassandra-driver';
 import { Clock } from '@ostore/shared/clock';
 import { FakeClock } from '@ostore/shared/clock/testing';
 import { cassandraOptions } from '@ostore/testing';
@@ -215,6 +217,23 @@ describe('empty-directory cleanup (Cassandra)', () => {
       left.push((await folderRows(db, id)).filter((r) => r.startsWith('object:p/c')).length);
     }
     expect(left).toEqual([7, 2, 0]);
+  });
+
+  it('salts each generation it opens by its number, and reads a generation opened before salts existed unsalted', async () => {
+    const s = await cleanup('salted');
+    clock.advance(INTERVAL_MS);
+    const built = await s.cycle.tick(s.ring, never);
+    if (built.kind !== 'built') throw new Error(`not built: ${built.kind}`);
+    const repo = new FolderFilterRepository(db);
+    const opened = await repo.latestGeneration();
+    expect(opened?.shape.salt).toBe(built.generation);
+    // a row of an older release: no salt column written
+    const legacy = built.generation + 1000;
+    await db.execute('INSERT INTO folder_filter_generations (scope, generation, bits, hashes, capacity, fpr, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)', [
+      'cluster', legacy, types.Long.fromNumber(9600), 7, types.Long.fromNumber(1000), 0.001, clock.now(),
+    ]);
+    expect((await repo.latestGeneration())?.shape).toEqual({ bits: 9600, hashes: 7 });
+    await db.execute('DELETE FROM folder_filter_generations WHERE scope = ? AND generation = ?', ['cluster', legacy]);
   });
 
   it('a stale generation is skipped without publishing', async () => {

@@ -1,5 +1,5 @@
 import { BloomFilter } from 'bloomfilter';
-import { FilterShape } from './filter-shape';
+import { FilterShape, sameShape } from './filter-shape';
 import { DirectoryKind, filterElement, parentDirectories } from './parent-prefixes';
 
 /**
@@ -9,11 +9,22 @@ import { DirectoryKind, filterElement, parentDirectories } from './parent-prefix
  * only delays its cleanup by a generation).
  */
 export class DirectoryFilter {
-  private constructor(private readonly bloom: BloomFilter) {}
+  private readonly saltPrefix: string;
 
-  /** An empty filter of `shape`. */
+  private constructor(
+    private readonly bloom: BloomFilter,
+    private readonly salt: number | undefined,
+  ) {
+    this.saltPrefix = salt === undefined ? '' : `${salt}\u0000`;
+  }
+
+  /**
+   * An empty filter of `shape`. With a salt, every element is hashed as `<salt> NUL <element>`
+   * (the package has no seed), so each generation's false positives are other directories.
+   */
   static create(shape: FilterShape): DirectoryFilter {
-    return new DirectoryFilter(new BloomFilter(shape.bits, shape.hashes));
+    if (shape.salt !== undefined && !Number.isSafeInteger(shape.salt)) throw new RangeError(`filter salt must be an integer (got ${shape.salt})`);
+    return new DirectoryFilter(new BloomFilter(shape.bits, shape.hashes), shape.salt);
   }
 
   /** A filter from its serialized chunks (see toChunks), which must add up to `shape.bits`. */
@@ -33,22 +44,22 @@ export class DirectoryFilter {
   }
 
   get shape(): FilterShape {
-    return { bits: this.bloom.m, hashes: this.bloom.k };
+    return this.salt === undefined ? { bits: this.bloom.m, hashes: this.bloom.k } : { bits: this.bloom.m, hashes: this.bloom.k, salt: this.salt };
   }
 
   /** Adds every parent directory of `key` (a key without '/' adds nothing). */
   addKey(kind: DirectoryKind, bucketId: string, key: string): void {
-    for (const dir of parentDirectories(key)) this.bloom.add(filterElement(kind, bucketId, dir));
+    for (const dir of parentDirectories(key)) this.bloom.add(this.saltPrefix + filterElement(kind, bucketId, dir));
   }
 
   /** Adds one directory (ending with '/'). */
   addDirectory(kind: DirectoryKind, bucketId: string, directory: string): void {
-    this.bloom.add(filterElement(kind, bucketId, directory));
+    this.bloom.add(this.saltPrefix + filterElement(kind, bucketId, directory));
   }
 
   /** False: no key was added below `directory`. True: probably one was. */
   mayContain(kind: DirectoryKind, bucketId: string, directory: string): boolean {
-    return this.bloom.test(filterElement(kind, bucketId, directory));
+    return this.bloom.test(this.saltPrefix + filterElement(kind, bucketId, directory));
   }
 
   /** Bits set. */
@@ -56,12 +67,12 @@ export class DirectoryFilter {
     return this.bloom.countBits();
   }
 
-  /** ORs `other` (same shape: same size and hashes) into this filter, in place. */
+  /** ORs `other` (same shape: same size, hashes and salt) into this filter, in place. */
   orWith(other: DirectoryFilter): void {
     const a = this.bloom.buckets;
     const b = other.bloom.buckets;
-    if (this.bloom.m !== other.bloom.m || this.bloom.k !== other.bloom.k)
-      throw new RangeError(`filters of different shapes (${this.bloom.m}/${this.bloom.k} and ${other.bloom.m}/${other.bloom.k}) cannot be combined`);
+    if (!sameShape(this.shape, other.shape))
+      throw new RangeError(`filters of different shapes (${describe(this.shape)} and ${describe(other.shape)}) cannot be combined`);
     for (let i = 0; i < a.length; i++) a[i] |= b[i];
   }
 
@@ -78,4 +89,8 @@ export class DirectoryFilter {
       out.push(new Uint8Array(words.buffer, words.byteOffset + at, Math.min(chunkBytes, words.byteLength - at)));
     return out;
   }
+}
+
+function describe(s: FilterShape): string {
+  return `${s.bits}/${s.hashes}${s.salt === undefined ? '' : `/salt ${s.salt}`}`;
 }

@@ -4,6 +4,13 @@ export interface FilterShape {
   readonly bits: number;
   /** Hash functions per element. */
   readonly hashes: number;
+  /**
+   * Mixed into every element before hashing (see DirectoryFilter), so that each generation hashes
+   * the same directories to different bits and an empty directory that is a false positive of one
+   * generation is, with probability 1 − fpr, found empty by the next. Absent for generations opened
+   * before salts existed (their filters were built unsalted and are read unsalted).
+   */
+  readonly salt?: number;
 }
 
 /** The `bloomfilter` package's upper bound (2^32 bits, 512 MiB). */
@@ -22,6 +29,11 @@ export function shapeFor(directories: number, fpr: number): FilterShape {
   const bits = Math.max(32, Math.ceil(raw / 32) * 32);
   if (bits > MAX_FILTER_BITS) throw new RangeError(`a filter of ${n} directories at ${fpr} needs ${bits} bits (> 2^32)`);
   return { bits, hashes: Math.max(1, Math.round((bits / n) * Math.LN2)) };
+}
+
+/** Whether two shapes describe the same filters (size, hashes and salt), so that they can be ORed. */
+export function sameShape(a: FilterShape, b: FilterShape): boolean {
+  return a.bits === b.bits && a.hashes === b.hashes && a.salt === b.salt;
 }
 
 /** Share of the filter's bits that are set. */

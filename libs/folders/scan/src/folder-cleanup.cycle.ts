@@ -124,14 +124,16 @@ export class FolderCleanupCycle {
     // a generation no pass judged (stale, incomplete) says nothing about size: keep its capacity
     const kept = latest && counted === 0 && held === 0 ? latest.capacity : 0;
     const capacity = Math.max(kept, nextCapacity(s, counted, latest && held > 0 ? { estimatedElements: held, capacity: latest.capacity } : undefined));
+    const number = (latest?.generation ?? 0) + 1;
     const next: FilterGeneration = {
-      generation: (latest?.generation ?? 0) + 1,
-      shape: shapeFor(capacity, s.fpr),
+      generation: number,
+      // salted by its number: each generation's false positives are other directories
+      shape: { ...shapeFor(capacity, s.fpr), salt: number },
       capacity,
       fpr: s.fpr,
       createdAt: this.clock.now(),
     };
-    if (await this.repo.openGeneration(next)) this.log.info('folder filter generation opened', { generation: next.generation, capacity, bits: next.shape.bits, hashes: next.shape.hashes });
+    if (await this.repo.openGeneration(next)) this.log.info('folder filter generation opened', { generation: next.generation, capacity, bits: next.shape.bits, hashes: next.shape.hashes, salt: next.shape.salt });
     const opened = await this.repo.latestGeneration();
     if (!opened) throw new Error('no folder filter generation after opening one');
     return opened;

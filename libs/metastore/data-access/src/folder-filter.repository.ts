@@ -16,7 +16,7 @@ export class FolderFilterRepository {
   /** The newest generation, if any. */
   async latestGeneration(): Promise<FilterGenerationRow | undefined> {
     const rs = await this.client.execute(
-      'SELECT generation, bits, hashes, capacity, fpr, created_at FROM folder_filter_generations WHERE scope = ? LIMIT 1',
+      'SELECT generation, bits, hashes, salt, capacity, fpr, created_at FROM folder_filter_generations WHERE scope = ? LIMIT 1',
       [SCOPE],
     );
     const r = rs.first();
@@ -26,7 +26,7 @@ export class FolderFilterRepository {
   /** The newest `limit` generations, newest first (the admin view). */
   async recentGenerations(limit: number): Promise<FilterGenerationRow[]> {
     const rs = await this.client.execute(
-      `SELECT generation, bits, hashes, capacity, fpr, created_at FROM folder_filter_generations WHERE scope = ? LIMIT ${Math.max(1, Math.floor(limit))}`,
+      `SELECT generation, bits, hashes, salt, capacity, fpr, created_at FROM folder_filter_generations WHERE scope = ? LIMIT ${Math.max(1, Math.floor(limit))}`,
       [SCOPE],
     );
     return rs.rows.map(generationOf);
@@ -35,9 +35,9 @@ export class FolderFilterRepository {
   /** Opens a generation (LWT): true when this call created it, false when it already existed. */
   async openGeneration(g: FilterGenerationRow): Promise<boolean> {
     const rs = await this.client.execute(
-      `INSERT INTO folder_filter_generations (scope, generation, bits, hashes, capacity, fpr, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?) IF NOT EXISTS`,
-      [SCOPE, g.generation, types.Long.fromNumber(g.shape.bits), g.shape.hashes, types.Long.fromNumber(g.capacity), g.fpr, g.createdAt],
+      `INSERT INTO folder_filter_generations (scope, generation, bits, hashes, salt, capacity, fpr, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?) IF NOT EXISTS`,
+      [SCOPE, g.generation, types.Long.fromNumber(g.shape.bits), g.shape.hashes, g.shape.salt ?? null, types.Long.fromNumber(g.capacity), g.fpr, g.createdAt],
     );
     return rs.first()?.['[applied]'] === true;
   }
@@ -129,9 +129,14 @@ export class FolderFilterRepository {
 function generationOf(r: types.Row): FilterGenerationRow {
   return {
     generation: r['generation'] as number,
-    shape: { bits: num(r['bits']), hashes: r['hashes'] as number },
+    shape: shapeOf(num(r['bits']), r['hashes'] as number, r['salt'] as number | null),
     capacity: num(r['capacity']),
     fpr: r['fpr'] as number,
     createdAt: r['created_at'] as Date,
   };
+}
+
+/** A generation's shape as stored; a row opened before salts existed (null salt) stays unsalted. */
+function shapeOf(bits: number, hashes: number, salt: number | null): FilterGenerationRow['shape'] {
+  return salt === null || salt === undefined ? { bits, hashes } : { bits, hashes, salt };
 }

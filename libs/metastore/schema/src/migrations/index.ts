@@ -15,6 +15,8 @@ import { nullRowSummary } from './013-null-row-summary';
 import { folderGcGrace } from './014-folder-gc-grace';
 import { encryption } from './016-encryption';
 import { compactUsageEvents } from './018-compact-usage-events';
+import { folderFilterSalt } from './019-folder-filter-salt';
+import { folderTombstoneCompaction } from './020-folder-tombstone-compaction';
 
 /** Every migration, in version order. Append only: a landed migration is never edited. */
 export const migrations: Migration[] = [
@@ -34,4 +36,6 @@ export const migrations: Migration[] = [
   folderGcGrace,
   encryption,
   compactUsageEvents,
+  folderFilterSalt,
+  folderTombstoneCompaction,
 ];
