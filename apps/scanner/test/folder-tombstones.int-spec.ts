@@ -97,6 +97,16 @@ describe('folder tombstones after the empty-directory cleanup (real Cassandra, t
     expect(grace['objects']).toBe(864_000);
   });
 
+  it('lets the three folder tables compact an sstable of tombstones alone 3 h after it was written (migration 020)', async () => {
+    const rs = await db.driver.execute('SELECT table_name, compaction FROM system_schema.tables WHERE keyspace_name = ?', [keyspace], { prepare: true });
+    const compaction = Object.fromEntries(rs.rows.map((r) => [r['table_name'], r['compaction'] as Record<string, string>]));
+    for (const t of FOLDER_TABLES) {
+      expect(compaction[t]).toMatchObject({ tombstone_compaction_interval: '10800', unchecked_tombstone_compaction: 'true' });
+      expect(compaction[t]['class']).toMatch(/SizeTieredCompactionStrategy$/);
+    }
+    expect(compaction['objects']['tombstone_compaction_interval']).toBeUndefined();
+  });
+
   it('listings read the deleted children as tombstones until a compaction past gc_grace purges them; a resurrected row stays hidden', async () => {
     const cleanup = new FolderCleanupRepository(db);
     const refs = children.map((name) => ({ kind: 'object' as const, bucketId, parent: 'wide/', name }));
