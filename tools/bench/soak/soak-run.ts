@@ -10,16 +10,13 @@
  * tools/bench/results/<date>-soak.md (rewritten every minute, so an interrupted run keeps what it
  * measured). Exit 0 when every check of series.ts holds, 1 when one does not, 2 on bad arguments.
  */
-import { Agent } from 'http';
 import { loadavg } from 'os';
 import { join } from 'path';
 import { Bench, BENCH_DIR, localDate, log, REGION, sleep } from '../harness/bench';
 import { Environment, startEnvironment } from '../harness/environment';
-import { parseArgs } from '../lib/args';
-import { S3Client } from '@aws-sdk/client-s3';
-import { NodeHttpHandler } from '@smithy/node-http-handler';
+import { parseArgs, takeOption } from '../lib/args';
 import { CpuMeter, readRss } from '../lib/proc';
-import { ensureBucket } from '../lib/sdk-load';
+import { ensureBucket, sdkClient } from '../lib/sdk-load';
 import { parseDuration } from '../lib/units';
 import { DEFAULT_MIX, LoadCounters, MixedLoad, Pacer, runMix } from './mixed-load';
 import { countSocketFds, establishedOnPort, promGauge } from './process-probes';
@@ -38,15 +35,6 @@ interface Options {
   intervalMs: number;
   label?: string;
   bounds: SoakBounds;
-}
-
-function takeOption(argv: string[], flag: string): string | undefined {
-  const i = argv.indexOf(flag);
-  if (i < 0) return undefined;
-  const v = argv[i + 1];
-  if (v === undefined || v.startsWith('--')) throw new Error(`${flag} needs a value`);
-  argv.splice(i, 2);
-  return v;
 }
 
 function positive(flag: string, v: string | undefined, fallback: number): number {
@@ -78,29 +66,12 @@ function parseOptions(argv: string[]): Options {
 }
 
 /**
- * The load's client: keep-alive sockets up to `maxSockets`, one attempt per request, flexible
- * checksums off. The agent's `timeout` makes Node close an idle socket before the gateway's
- * keep-alive timeout (Node lowers it further to the `Keep-Alive: timeout=N` hint minus 1 s, but
- * only when a timeout is set): without it a socket idle for exactly the gateway's 65 s could be
- * reused at the moment the gateway closes it (ECONNRESET), a race any client with maxAttempts 1
- * sees, which AWS SDK defaults retry away.
+ * The load's client closes a keep-alive socket idle for 60 s, before the gateway's 65 s
+ * keep-alive timeout: a client that keeps it open exactly as long may reuse it at the moment the
+ * gateway closes it (ECONNRESET: seen in a 2-minute debug run), a race that AWS SDK defaults
+ * retry away and this load, with one attempt per request, would count as errors.
  */
-function soakClient(endpoint: string, accessKeyId: string, secretAccessKey: string, maxSockets: number): S3Client {
-  return new S3Client({
-    endpoint,
-    region: REGION,
-    credentials: { accessKeyId, secretAccessKey },
-    forcePathStyle: true,
-    maxAttempts: 1,
-    requestChecksumCalculation: 'WHEN_REQUIRED',
-    responseChecksumValidation: 'WHEN_REQUIRED',
-    requestHandler: new NodeHttpHandler({
-      httpAgent: new Agent({ keepAlive: true, maxSockets, timeout: 60_000 }),
-      connectionTimeout: 10_000,
-      requestTimeout: 60_000,
-    }),
-  });
-}
+const IDLE_SOCKET_MS = 60_000;
 
 /** The variables that chose the stack, as a command prefix (the default stack when none is set). */
 function stackEnv(): string {
@@ -158,7 +129,7 @@ export async function main(argvIn: string[]): Promise<number> {
   const out = join(bench.args.out ?? join(BENCH_DIR, 'results'), `${localDate()}-soak${o.label ? `.${o.label}` : ''}.md`);
   const t = env.target;
   const s3Port = Number(new URL(t.endpoint).port);
-  const client = soakClient(t.endpoint, t.accessKey, t.secretKey, Math.max(o.concurrency, o.soakConcurrency));
+  const client = sdkClient({ endpoint: t.endpoint, region: REGION, accessKeyId: t.accessKey, secretAccessKey: t.secretKey }, Math.max(o.concurrency, o.soakConcurrency), 60_000, IDLE_SOCKET_MS);
   const record: SoakRecord = {
     command: bench.commandLine,
     startedAt: new Date().toISOString(),
