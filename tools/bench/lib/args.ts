@@ -304,3 +304,13 @@ export function positiveIntFlag(argv: string[], name: string, fallback: number):
   if (!Number.isInteger(v) || v <= 0) throw new Error(`--${name} needs a positive whole number`);
   return v;
 }
+
+/** Removes `flag` and its value from `argv` and returns the value (undefined when absent). */
+export function takeOption(argv: string[], flag: string): string | undefined {
+  const i = argv.indexOf(flag);
+  if (i < 0) return undefined;
+  const v = argv[i + 1];
+  if (v === undefined || v.startsWith('--')) throw new Error(`${flag} needs a value`);
+  argv.splice(i, 2);
+  return v;
+}

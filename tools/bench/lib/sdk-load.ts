@@ -21,7 +21,11 @@ export interface SdkTarget {
   secretAccessKey: string;
 }
 
-export function sdkClient(t: SdkTarget, maxSockets: number, requestTimeoutMs = 120_000): S3Client {
+/**
+ * `idleSocketMs`: the agent's socket timeout, which also closes idle keep-alive sockets (Node lowers
+ * it further to the server's `Keep-Alive: timeout=N` hint minus 1 s, but only when it is set).
+ */
+export function sdkClient(t: SdkTarget, maxSockets: number, requestTimeoutMs = 120_000, idleSocketMs?: number): S3Client {
   return new S3Client({
     endpoint: t.endpoint,
     region: t.region,
@@ -31,7 +35,7 @@ export function sdkClient(t: SdkTarget, maxSockets: number, requestTimeoutMs = 1
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
     requestHandler: new NodeHttpHandler({
-      httpAgent: new Agent({ keepAlive: true, maxSockets }),
+      httpAgent: new Agent({ keepAlive: true, maxSockets, ...(idleSocketMs ? { timeout: idleSocketMs } : {}) }),
       connectionTimeout: 10_000,
       requestTimeout: requestTimeoutMs,
     }),

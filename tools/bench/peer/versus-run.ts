@@ -11,7 +11,7 @@ import { loadavg } from 'os';
 import { S3Client } from '@aws-sdk/client-s3';
 import { Bench, log, REGION, WORK_DIR } from '../harness/bench';
 import { startEnvironment } from '../harness/environment';
-import { parseArgs } from '../lib/args';
+import { parseArgs, takeOption } from '../lib/args';
 import { ensureBucket, sdkClient } from '../lib/sdk-load';
 import { parseDuration } from '../lib/units';
 import { findWarp, runWarp } from '../lib/warp';
@@ -48,15 +48,6 @@ const MiB = 1024 * 1024;
 /** The phases, in the order each round runs them. */
 const PHASES = ['put4k', 'get4k', 'mixed', 'put64m', 'get64m', 'list', 'delete'] as const;
 type Phase = (typeof PHASES)[number];
-
-function takeOption(argv: string[], flag: string): string | undefined {
-  const i = argv.indexOf(flag);
-  if (i < 0) return undefined;
-  const v = argv[i + 1];
-  if (v === undefined || v.startsWith('--')) throw new Error(`${flag} needs a value`);
-  argv.splice(i, 2);
-  return v;
-}
 
 async function warpPhase(bench: Bench, warp: string, peer: Peer, cpu: CpuTimeline, phase: Phase, round: number, o: { op: 'put' | 'get' | 'mixed'; size: number; concurrent: number; objects?: number; durationMs: number }): Promise<Omit<PhaseRun, 'peer' | 'round' | 'phase' | 'loadavg'>> {
   const bucket = `vs-${bench.bucketTag}-${peer.name.toLowerCase()}-${phase}-${round}`;
