@@ -142,11 +142,116 @@ describe(TreeWalker.name, () => {
     };
     const sut = new TreeWalker<{ key: string }>(
       { nameOf: (r) => source.nameOf(r), leaves: slow(source.leaves.bind(source)), folders: slow(source.folders.bind(source)) },
-      { after: deep, prefetchDepth: 8 },
+      { after: deep, prefetchDepth: 8, levelBudget: Infinity },
     );
     const { events } = await takePage(sut, 10);
     expect(events.map(show)).toEqual([keys[1], 'z']);
     expect(most).toBeGreaterThanOrEqual(8);
+  });
+
+  describe('a start key deeper than the level budget (no delimiter)', () => {
+    const others = ['a/x', 'z/y', 'zz'];
+    /** Pages of a resumable listing (a continuation token carrying `cut`), with each page's query count. */
+    async function resumablePages(source: InMemoryTreeSource<{ key: string }>, o: { after?: string; prefix?: string; delimiter?: string; levelBudget?: number; maxKeys?: number }) {
+      const pages: { keys: string[]; queries: number }[] = [];
+      let after: string | undefined = o.after;
+      let afterGroup = false;
+      for (let guard = 0; guard < 1000; guard++) {
+        const before = source.queries;
+        const sut: TreeWalker<{ key: string }> = new TreeWalker(source, { prefix: o.prefix, delimiter: o.delimiter, after, afterGroup, resumableCut: true, levelBudget: o.levelBudget ?? 32 });
+        const { events, isTruncated } = await takePage(sut, o.maxKeys ?? 100);
+        pages.push({ keys: events.map(show), queries: source.queries - before });
+        if (!isTruncated) return pages;
+        afterGroup = sut.cut !== undefined;
+        after = sut.cut ?? show(events[events.length - 1]);
+      }
+      throw new Error('the listing did not end');
+    }
+
+    it('a made-up path costs about log2(depth) folder reads more than a shallow one, whatever its depth', async () => {
+      const costs: number[] = [];
+      for (const depth of [10, 100, 1000]) {
+        const source = src(others);
+        const pages = await resumablePages(source, { after: '/'.repeat(depth) });
+        expect(pages.map((p) => p.keys)).toEqual([others]);
+        costs.push(pages[0].queries);
+      }
+      // two queries per level read, and two per directory of the keys listed (a/, z/): depth 10 is
+      // within the budget (11 levels), deeper ones cost a binary search and then the one level that exists
+      expect(costs[0]).toBe(2 * 11 + 4);
+      expect(costs[1]).toBeLessThanOrEqual(Math.ceil(Math.log2(101)) + 2 + 4);
+      expect(costs[2]).toBeLessThanOrEqual(Math.ceil(Math.log2(1001)) + 2 + 4);
+    });
+
+    it('an existing deep path is resumed over pages of bounded cost that reassemble S3 order', async () => {
+      for (const depth of [10, 100, 1000]) {
+        const chain = '/'.repeat(depth);
+        const keys = [...others, chain + 'k', chain + 'l', '/'.repeat(depth / 2) + 'mid', '/'.repeat(depth / 2) + '/x'];
+        const expected = modelList(keys, { after: chain + 'k' });
+        const source = src(keys);
+        const pages = await resumablePages(source, { after: chain + 'k', levelBudget: 8 });
+        expect(pages.flatMap((p) => p.keys)).toEqual(expected);
+        for (const p of pages) expect(p.queries).toBeLessThanOrEqual(Math.ceil(Math.log2(depth + 1)) + 2 * 8 + 4);
+      }
+    });
+
+    it('without a token (a marker listing) a truncated page always holds a key, and the marker is the resume point', async () => {
+      const chain = '/'.repeat(200);
+      const keys = [...others, chain + 'k', '/'.repeat(150) + 'mid', '/'.repeat(20) + 'x'];
+      const source = src(keys);
+      const got: string[] = [];
+      let after: string | undefined = chain + 'k';
+      for (let guard = 0; guard < 100; guard++) {
+        const { events, isTruncated } = await takePage(new TreeWalker(source, { after, levelBudget: 8 }), 100);
+        if (isTruncated) expect(events.length).toBeGreaterThan(0);
+        got.push(...events.map(show));
+        if (!isTruncated) break;
+        after = show(events[events.length - 1]);
+      }
+      expect(got).toEqual(modelList(keys, { after: chain + 'k' }));
+    });
+
+    it('resumes inside a deep key (version-id markers) within the budget', async () => {
+      const deep = 'd/'.repeat(100) + 'k';
+      const versions = [
+        { key: deep, v: 3 },
+        { key: deep, v: 2 },
+        { key: deep, v: 1 },
+        { key: 'd/'.repeat(99) + 'z', v: 1 },
+      ];
+      const source = new InMemoryTreeSource(versions, (r) => r.key, (a, b) => b.v - a.v);
+      const sut = new TreeWalker(source, { after: deep, resumeAfter: versions[1], levelBudget: 4 });
+      const out: string[] = [];
+      for (let e = await sut.next(); e; e = await sut.next()) if (e.kind === 'row') out.push(`${e.row.v}`);
+      expect(out).toEqual(['1', '1']);
+    });
+
+    it('agrees with the S3 model on random deep trees, with tokens and with markers, under a tiny budget (also with delimiters that do not stop the descent)', async () => {
+      const r = rng(Number(process.env.SEED ?? 20261202));
+      for (let round = 0; round < 200; round++) {
+        const keys = [...new Set(Array.from({ length: 1 + Math.floor(r() * 30) }, () => randomKey(r)))];
+        const empties = Array.from({ length: Math.floor(r() * 3) }, () => randomKey(r) + '/');
+        const source = src(keys, empties);
+        const prefix = r() < 0.3 ? randomBound(r, keys) : '';
+        const after = r() < 0.8 ? randomBound(r, keys) : undefined;
+        const delimiter = ['', '', '', 'a', '-', 'é', '/'][Math.floor(r() * 7)];
+        const levelBudget = 1 + Math.floor(r() * 3);
+        const maxKeys = 1 + Math.floor(r() * 4);
+        const expected = modelList(keys, { prefix, delimiter, after });
+        const context = JSON.stringify({ keys, empties, prefix, delimiter, after, levelBudget, maxKeys });
+        const tokens = (await resumablePages(source, { prefix, delimiter, after, levelBudget, maxKeys })).flatMap((p) => p.keys);
+        expect({ context, tokens }).toEqual({ context, tokens: expected });
+        const markers: string[] = [];
+        let marker = after;
+        for (let guard = 0; guard < 200; guard++) {
+          const page = await takePage(new TreeWalker(source, { prefix, delimiter, after: marker, levelBudget }), maxKeys);
+          markers.push(...page.events.map(show));
+          if (!page.isTruncated) break;
+          marker = show(page.events[page.events.length - 1]);
+        }
+        expect({ context, markers }).toEqual({ context, markers: expected });
+      }
+    });
   });
 
   it('agrees with the brute-force S3 model on random trees, prefixes, delimiters and markers', async () => {
