@@ -1,6 +1,6 @@
 import { compareUtf8 } from '../keys';
 import { InMemoryTreeSource, modelList } from '../testing';
-import { takePage, TreeWalker, WalkEvent } from './tree-walker';
+import { takePage, TreeWalker, WalkEvent, WalkOptions } from './tree-walker';
 
 const show = (e: WalkEvent<{ key: string }>) => (e.kind === 'row' ? e.key : e.prefix);
 
@@ -41,10 +41,30 @@ async function walkAll(source: InMemoryTreeSource<{ key: string }>, o: Parameter
   return out;
 }
 
+/** A marker listing page by page (the next marker is the last entry, as a v1 client does); a truncated page must hold one. */
+async function markerPages(source: InMemoryTreeSource<{ key: string }>, o: WalkOptions<{ key: string }>, maxKeys: number): Promise<string[]> {
+  const out: string[] = [];
+  let after = o.after;
+  for (let guard = 0; guard < 200; guard++) {
+    const page = await takePage(new TreeWalker(source, { ...o, after }), maxKeys);
+    if (page.isTruncated && page.events.length === 0) throw new Error(`an empty truncated page after ${after}`);
+    out.push(...page.events.map(show));
+    if (!page.isTruncated) return out;
+    after = show(page.events[page.events.length - 1]);
+  }
+  throw new Error('the listing did not end');
+}
+
 describe(TreeWalker.name, () => {
   const rows = (keys: string[]) => keys.map((key) => ({ key }));
   const src = (keys: string[], extraFolders: string[] = []) =>
     new InMemoryTreeSource(rows(keys), (r) => r.key, () => 0, extraFolders);
+  /** Up to `n` random keys and a few empty folders (as deletes leave them). */
+  const randomTree = (r: () => number, n: number) => {
+    const keys = [...new Set(Array.from({ length: 1 + Math.floor(r() * n) }, () => randomKey(r)))];
+    const empties = Array.from({ length: Math.floor(r() * 3) }, () => randomKey(r) + '/');
+    return { keys, empties, source: src(keys, empties) };
+  };
 
   it('lists in UTF-8 order of the whole key, not directory by directory', async () => {
     const keys = ['a/b', 'a-b', 'a0', 'a', 'a/', 'a//c', 'b/é', 'b/z', 'b/😀', 'b/\uffff'];
@@ -198,17 +218,7 @@ describe(TreeWalker.name, () => {
     it('without a token (a marker listing) a truncated page always holds a key, and the marker is the resume point', async () => {
       const chain = '/'.repeat(200);
       const keys = [...others, chain + 'k', '/'.repeat(150) + 'mid', '/'.repeat(20) + 'x'];
-      const source = src(keys);
-      const got: string[] = [];
-      let after: string | undefined = chain + 'k';
-      for (let guard = 0; guard < 100; guard++) {
-        const { events, isTruncated } = await takePage(new TreeWalker(source, { after, levelBudget: 8 }), 100);
-        if (isTruncated) expect(events.length).toBeGreaterThan(0);
-        got.push(...events.map(show));
-        if (!isTruncated) break;
-        after = show(events[events.length - 1]);
-      }
-      expect(got).toEqual(modelList(keys, { after: chain + 'k' }));
+      expect(await markerPages(src(keys), { after: chain + 'k', levelBudget: 8 }, 100)).toEqual(modelList(keys, { after: chain + 'k' }));
     });
 
     it('resumes inside a deep key (version-id markers) within the budget', async () => {
@@ -229,9 +239,7 @@ describe(TreeWalker.name, () => {
     it('agrees with the S3 model on random deep trees, with tokens and with markers, under a tiny budget (also with delimiters that do not stop the descent)', async () => {
       const r = rng(Number(process.env.SEED ?? 20261202));
       for (let round = 0; round < 200; round++) {
-        const keys = [...new Set(Array.from({ length: 1 + Math.floor(r() * 30) }, () => randomKey(r)))];
-        const empties = Array.from({ length: Math.floor(r() * 3) }, () => randomKey(r) + '/');
-        const source = src(keys, empties);
+        const { keys, empties, source } = randomTree(r, 30);
         const prefix = r() < 0.3 ? randomBound(r, keys) : '';
         const after = r() < 0.8 ? randomBound(r, keys) : undefined;
         const delimiter = ['', '', '', 'a', '-', 'é', '/'][Math.floor(r() * 7)];
@@ -241,14 +249,7 @@ describe(TreeWalker.name, () => {
         const context = JSON.stringify({ keys, empties, prefix, delimiter, after, levelBudget, maxKeys });
         const tokens = (await resumablePages(source, { prefix, delimiter, after, levelBudget, maxKeys })).flatMap((p) => p.keys);
         expect({ context, tokens }).toEqual({ context, tokens: expected });
-        const markers: string[] = [];
-        let marker = after;
-        for (let guard = 0; guard < 200; guard++) {
-          const page = await takePage(new TreeWalker(source, { prefix, delimiter, after: marker, levelBudget }), maxKeys);
-          markers.push(...page.events.map(show));
-          if (!page.isTruncated) break;
-          marker = show(page.events[page.events.length - 1]);
-        }
+        const markers = await markerPages(source, { prefix, delimiter, after, levelBudget }, maxKeys);
         expect({ context, markers }).toEqual({ context, markers: expected });
       }
     });
@@ -257,9 +258,7 @@ describe(TreeWalker.name, () => {
   it('agrees with the brute-force S3 model on random trees, prefixes, delimiters and markers', async () => {
     const r = rng(Number(process.env.SEED ?? 20260101));
     for (let round = 0; round < 300; round++) {
-      const keys = [...new Set(Array.from({ length: 1 + Math.floor(r() * 40) }, () => randomKey(r)))];
-      const empties = Array.from({ length: Math.floor(r() * 3) }, () => randomKey(r) + '/');
-      const source = src(keys, empties);
+      const { keys, empties, source } = randomTree(r, 40);
       const delimiter = ['/', '', 'a', '-', 'b/', '/a', 'é'][Math.floor(r() * 7)];
       const prefix = r() < 0.5 ? '' : randomBound(r, keys);
       const after = r() < 0.5 ? undefined : randomBound(r, keys);
@@ -271,14 +270,7 @@ describe(TreeWalker.name, () => {
 
       // paging with maxKeys and the returned marker reassembles the same list
       const maxKeys = 1 + Math.floor(r() * 5);
-      const paged: string[] = [];
-      let marker = after;
-      for (let guard = 0; guard < 200; guard++) {
-        const page = await takePage(new TreeWalker(source, { prefix, delimiter, after: marker, pageSize }), maxKeys);
-        paged.push(...page.events.map(show));
-        if (!page.isTruncated) break;
-        marker = show(page.events[page.events.length - 1]);
-      }
+      const paged = await markerPages(source, { prefix, delimiter, after, pageSize }, maxKeys);
       expect({ context, maxKeys, got: paged }).toEqual({ context, maxKeys, got: expected });
     }
   });
