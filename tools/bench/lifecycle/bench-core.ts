@@ -1,6 +1,6 @@
 import { randomBytes } from 'crypto';
 import { Metastore } from '@ostore/metastore/data-access';
-import { createS3Core, S3Core } from '@ostore/s3/core';
+import { createS3Core, S3Core, S3CoreSettings } from '@ostore/s3/core';
 import { CassandraClient, CassandraOptions } from '@ostore/shared/cassandra';
 import { SystemClock } from '@ostore/shared/clock';
 import { JsonLogger, MetricsRegistry } from '@ostore/shared/observability';
@@ -17,6 +17,7 @@ import {
 /** The S3 core (the gateway's object service and metastore code) over its own session. */
 export async function coreOver(
   cassandra: CassandraOptions,
+  coreSettings: Partial<S3CoreSettings> = {},
 ): Promise<{ core: S3Core; client: CassandraClient }> {
   const client = new CassandraClient(cassandra);
   await client.connect();
@@ -38,7 +39,7 @@ export async function coreOver(
     metrics,
     logger,
   );
-  return { core: createS3Core({ metastore: new Metastore(client), blocks, clock, logger }), client };
+  return { core: createS3Core({ metastore: new Metastore(client), blocks, clock, logger, settings: coreSettings }), client };
 }
 
 /**

@@ -167,6 +167,14 @@ export interface ListObjectsInput {
   delimiter?: string;
   /** Exclusive lower bound on keys (v1 marker, v2 start-after or the decoded continuation token). */
   after?: string;
+  /** `after` is a directory whose keys are all done (a `nextAfterGroup` position): start after all of them. */
+  afterGroup?: boolean;
+  /**
+   * The caller continues from `nextAfter`/`nextAfterGroup` (ListObjectsV2's continuation token), so
+   * a page may end with no key at the listing's level budget (see S3CoreSettings.listingLevelBudget).
+   * Without it (v1: the client continues from the last key) a truncated page always holds one.
+   */
+  resumable?: boolean;
   maxKeys: number;
 }
 
@@ -174,8 +182,10 @@ export interface ListObjectsResult {
   contents: ObjectVersion[];
   commonPrefixes: string[];
   isTruncated: boolean;
-  /** Last key or common prefix returned, to continue after it. */
+  /** Last key or common prefix returned, to continue after it (or, with `nextAfterGroup`, a directory). */
   nextAfter?: string;
+  /** Only for `resumable` listings: `nextAfter` is a directory whose keys are all done (continue with `afterGroup`). */
+  nextAfterGroup?: boolean;
 }
 
 export interface ListVersionsInput {

@@ -349,6 +349,7 @@ export class CassandraMultipartService implements MultipartService {
       delimiter: input.delimiter,
       after: input.keyMarker || undefined,
       resumeAfter,
+      levelBudget: this.store.limits.listingLevelBudget, // NextKeyMarker is the last entry: a short page holds one
       pageSize: listPageSize(input.maxUploads),
       keyFilter: () => (row) => !row.completed,
     });

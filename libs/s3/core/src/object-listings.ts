@@ -16,6 +16,9 @@ export async function listObjects(store: VersionStore, bucket: BucketKey, input:
     prefix: input.prefix,
     delimiter: input.delimiter,
     after: input.after,
+    afterGroup: input.afterGroup,
+    resumableCut: input.resumable,
+    levelBudget: store.limits.listingLevelBudget,
     pageSize: listPageSize(input.maxKeys),
   });
   const { events, isTruncated } = await takePage(walker, input.maxKeys);
@@ -44,11 +47,13 @@ export async function listObjects(store: VersionStore, bucket: BucketKey, input:
     }
   }
   const last = events[events.length - 1];
+  const cut = input.resumable ? walker.cut : undefined;
   return {
     contents,
     commonPrefixes,
     isTruncated,
-    nextAfter: last ? (last.kind === 'row' ? last.key : last.prefix) : undefined,
+    nextAfter: cut ?? (last ? (last.kind === 'row' ? last.key : last.prefix) : undefined),
+    nextAfterGroup: cut !== undefined ? true : undefined,
   };
 }
 
@@ -77,6 +82,7 @@ export async function listVersions(store: VersionStore, bucket: BucketKey, input
     delimiter: input.delimiter,
     after: input.keyMarker || undefined,
     resumeAfter,
+    levelBudget: store.limits.listingLevelBudget, // NextKeyMarker is the last entry: a short page holds one
     pageSize: listPageSize(input.maxKeys),
     keyFilter: tree.keyFilter,
   });

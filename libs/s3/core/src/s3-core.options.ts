@@ -50,6 +50,12 @@ export interface S3CoreSettings {
    * looked at again this long after it (see IndexRechecks).
    */
   indexFlightMs: number;
+  /**
+   * Directory levels of a listing's start key (marker, start-after, token, key-marker) that one
+   * listing request reads (see WalkOptions.levelBudget): deeper start keys are resumed over several
+   * pages (a continuation token) instead of costing two queries per level. Infinity: no bound.
+   */
+  listingLevelBudget: number;
 }
 
 export const defaultS3CoreSettings: S3CoreSettings = {
@@ -64,4 +70,5 @@ export const defaultS3CoreSettings: S3CoreSettings = {
   folderCacheTtlMs: 0,
   quota: defaultQuotaLedgerSettings,
   indexFlightMs: 25_000,
+  listingLevelBudget: 32,
 };

@@ -34,8 +34,8 @@ export abstract class VersionData {
   /** The current time in microseconds (write timestamps). */
   abstract nowMicros(): number;
 
-  /** What a body, a key or a part list may be (the core's settings). */
-  get limits(): Readonly<Pick<S3CoreSettings, 'maxKeyBytes' | 'maxPartNumber' | 'minPartSize'>> {
+  /** What a body, a key, a part list or a listing may be (the core's settings). */
+  get limits(): Readonly<Pick<S3CoreSettings, 'maxKeyBytes' | 'maxPartNumber' | 'minPartSize' | 'listingLevelBudget'>> {
     return this.settings;
   }
 

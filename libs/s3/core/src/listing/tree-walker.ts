@@ -1,11 +1,7 @@
 import { commonPrefixOf, compareUtf8, dirOf, prefixSuccessor } from '../keys';
+import { NameRange, PagedStream } from './paged-stream';
 
-/** A clustering range on names (structurally the NameRange of the data-access repositories). */
-export interface NameRange {
-  gt?: string;
-  gte?: string;
-  lt?: string;
-}
+export type { NameRange } from './paged-stream';
 
 /**
  * The rows of a tree of directory partitions: leaf rows (objects, versions or uploads, several
@@ -45,79 +41,44 @@ export interface WalkOptions<R> {
    */
   prefetchDepth?: number;
   /**
+   * `after` names a directory (ending in '/') whose keys are all done: the walk starts after every
+   * key that begins with it (resuming from `TreeWalker.cut`).
+   */
+  afterGroup?: boolean;
+  /**
+   * Directory levels of the start key's path that one walk reads (default 32). A start key deeper
+   * than that is entered at the deepest level of its path that exists (a binary search over the
+   * path's folder rows: about log2(depth) point reads), and at most this many levels up from there
+   * are read: when they are exhausted the walk stops and `cut` says where to resume. So a
+   * start key's depth costs at most 2 x levelBudget + log2(depth) queries, whatever it is.
+   * Infinity: read every level (the walk never stops early).
+   */
+  levelBudget?: number;
+  /**
+   * Whether the caller resumes from `cut` (a continuation token): then the walk may stop at the
+   * level budget before it has produced any event. Otherwise (marker listings: the client goes on
+   * from the last key it got) it stops there only once it has produced one, and reads further
+   * levels until it does (their number is bounded by the keys that exist, not by the start key).
+   */
+  resumableCut?: boolean;
+  /**
    * A fresh filter for the rows of one key (`resumed` when the walk starts inside that key).
    * Default: every row is visible.
    */
   keyFilter?: (key: string, resumed: boolean) => RowFilter<R> | Promise<RowFilter<R>>;
 }
 
-/** One paged stream of a partition (leaf rows or folder names), re-positionable forward. */
-class PagedStream<T> {
-  private buf: T[] = [];
-  private pos = 0;
-  private exhausted = false;
-  private cursor?: T;
-  private pending?: Promise<T[]>;
-
-  constructor(
-    private range: NameRange,
-    private limit: number,
-    private readonly maxLimit: number,
-    private readonly fetch: (range: NameRange, limit: number, after?: T) => Promise<T[]>,
-    private readonly keyOf: (item: T) => string,
-    resumeAfter?: T,
-  ) {
-    this.cursor = resumeAfter;
-  }
-
-  /** Starts the next query now (if one is due) so that a later peek() finds it under way. */
-  prefetch(): void {
-    if (this.pending || this.exhausted || this.pos < this.buf.length) return;
-    this.pending = this.fetch(this.range, this.limit, this.cursor);
-    this.pending.catch(() => undefined); // a prefetch dropped by seek() must not reject unhandled
-  }
-
-  async peek(): Promise<T | undefined> {
-    while (this.pos >= this.buf.length) {
-      if (this.exhausted) return undefined;
-      const query = this.pending ?? this.fetch(this.range, this.limit, this.cursor);
-      this.pending = undefined;
-      const rows = await query;
-      if (rows.length < this.limit) this.exhausted = true;
-      this.buf = rows;
-      this.pos = 0;
-      if (rows.length > 0) this.cursor = rows[rows.length - 1];
-      this.limit = Math.min(this.limit * 2, this.maxLimit);
-    }
-    return this.buf[this.pos];
-  }
-
-  advance(): void {
-    this.pos++;
-  }
-
-  /** Skips forward to the first item whose key is >= `from` (undefined: skip everything). */
-  seek(from: string | undefined): void {
-    if (from === undefined) {
-      this.buf = [];
-      this.pos = 0;
-      this.exhausted = true;
-      this.pending = undefined;
-      return;
-    }
-    while (this.pos < this.buf.length && compareUtf8(this.keyOf(this.buf[this.pos]), from) < 0) this.pos++;
-    if (this.pos < this.buf.length || this.exhausted) return;
-    // nothing buffered beyond the target: query again from it, keeping the upper bound
-    this.range = { gte: from, lt: this.range.lt };
-    this.cursor = undefined;
-    this.pending = undefined;
-  }
-}
-
 interface Frame<R> {
   dir: string;
   leaves: PagedStream<R>;
   folders: PagedStream<string>;
+}
+
+/** One level of the start key's path: a directory and the range of it that follows the path. */
+interface Level {
+  dir: string;
+  range: NameRange;
+  resumeHere: boolean;
 }
 
 /**
@@ -135,8 +96,13 @@ interface Frame<R> {
  *
  * A start key (`after`) is entered along its path. With a delimiter the walk starts right after
  * the start key's own CommonPrefix, so its depth costs nothing (a 1,000-level marker took two
- * queries per level, 1.3 s); without one every level of the path may hold later keys and is read,
- * the first queries of `prefetchDepth` levels in flight at once.
+ * queries per level, 1.3 s); without one every level of the path may hold later keys. Those
+ * levels are read deepest first (the order of their keys), the first queries of `prefetchDepth`
+ * levels in flight at once, and at most `levelBudget` of them per walk: levels below the deepest
+ * existing directory of the path hold nothing and are skipped (a key's folder rows exist whenever
+ * the key does: PUT writes them first, the cleanup removes only a folder row whose directory has
+ * no key and no folder row), and past the budget the walk ends early with `cut`, where the next
+ * walk resumes (see `resumableCut` for listings without a continuation token).
  */
 export class TreeWalker<R> {
   private readonly stack: Frame<R>[] = [];
@@ -148,6 +114,12 @@ export class TreeWalker<R> {
   private currentKey?: string;
   private currentFilter: RowFilter<R> = () => true;
   private started = false;
+  private readonly levelBudget: number;
+  /** Levels of the start path not yet pushed (outermost first), and the outermost one pushed. */
+  private levels: Level[] = [];
+  private outermost?: string;
+  private emitted = 0;
+  private cutAt?: string;
 
   constructor(
     private readonly source: TreeSource<R>,
@@ -158,12 +130,29 @@ export class TreeWalker<R> {
     this.after = options.after;
     this.maxPageSize = options.maxPageSize ?? 1000;
     this.pageSize = Math.min(options.pageSize ?? 100, this.maxPageSize);
+    this.levelBudget = Math.max(1, options.levelBudget ?? 32);
   }
 
-  /** The next row or CommonPrefix, or undefined at the end. */
+  /**
+   * Set when the walk ended at the level budget rather than at the end of the listing: the
+   * directory (ending in '/') whose keys after the start have all been walked. The listing goes on
+   * with `after` = cut and `afterGroup`.
+   */
+  get cut(): string | undefined {
+    return this.cutAt;
+  }
+
+  /** The next row or CommonPrefix, or undefined at the end (or at the level budget: see `cut`). */
   async next(): Promise<WalkEvent<R> | undefined> {
-    if (!this.started) this.start();
-    while (this.stack.length > 0) {
+    if (!this.started) await this.start();
+    const e = await this.step();
+    if (e) this.emitted++;
+    return e;
+  }
+
+  private async step(): Promise<WalkEvent<R> | undefined> {
+    for (;;) {
+      if (this.stack.length === 0 && !this.climb()) return undefined;
       const frame = this.stack[this.stack.length - 1];
       frame.leaves.prefetch(); // both streams' queries at once
       frame.folders.prefetch();
@@ -214,14 +203,35 @@ export class TreeWalker<R> {
       }
       return { kind: 'row', key, row };
     }
-    return undefined;
+  }
+
+  /**
+   * Pushes the next levels of the start path once the pushed ones are exhausted, within the level
+   * budget (past it: only while nothing was produced and the caller cannot resume from a cut).
+   */
+  private climb(): boolean {
+    if (this.levels.length === 0) return false;
+    if (this.options.resumableCut || this.emitted > 0) {
+      this.cutAt = this.outermost;
+      this.levels = [];
+      return false;
+    }
+    this.pushLevels();
+    return true;
+  }
+
+  private pushLevels(): void {
+    const batch = this.levels.splice(Math.max(0, this.levels.length - this.levelBudget));
+    for (const l of batch) this.stack.push(this.frame(l.dir, l.range, l.resumeHere));
+    this.outermost = batch[0]?.dir;
+    this.prefetchAncestors();
   }
 
   private isAtOrBeforeStart(cp: string): boolean {
     return this.after !== undefined && compareUtf8(cp, this.after) <= 0;
   }
 
-  private start(): void {
+  private async start(): Promise<void> {
     this.started = true;
     const p = this.prefix;
     const pd = dirOf(p);
@@ -236,16 +246,38 @@ export class TreeWalker<R> {
     // With a delimiter, every key of the group of `after` (its CommonPrefix) is at or before the
     // start, so the walk starts after the whole group: the descent stops at the group's level
     // (for '/', the prefix's own directory) however deep `after` is.
-    const group = commonPrefixOf(a, p, this.delimiter);
-    this.descend(pd, upper, group ?? a, group !== undefined);
-    this.prefetchAncestors();
+    const group = commonPrefixOf(a, p, this.delimiter) ?? (this.options.afterGroup ? a : undefined);
+    const levels = this.descend(pd, upper, group ?? a, group !== undefined);
+    this.levels = levels.length > this.levelBudget ? levels.slice(0, (await this.deepestExisting(levels)) + 1) : levels;
+    this.pushLevels();
   }
 
   /**
-   * Pushes one frame per directory along `target`, each continuing after the segment leading
-   * deeper; the last continues after `target` itself (`skipGroup`: after every name starting with it).
+   * The deepest level of the start path whose directory exists: level i > 0 exists when its
+   * folder row is in level i - 1. Binary search, since a directory's ancestors exist whenever it
+   * holds a key. A folder row left without its parent's (brought back by a repair after the
+   * cleanup) can only make the answer deeper than needed, never skip a level that holds a key.
    */
-  private descend(pd: string, upper: string | undefined, target: string, skipGroup: boolean): void {
+  private async deepestExisting(levels: Level[]): Promise<number> {
+    let lo = 0; // exists
+    let hi = levels.length; // past the path
+    while (hi - lo > 1) {
+      const mid = (lo + hi) >>> 1;
+      const parent = levels[mid - 1].dir;
+      const seg = levels[mid].dir.slice(parent.length);
+      const [found] = await this.source.folders(parent, { gte: seg }, 1);
+      if (found === seg) lo = mid;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  /**
+   * One level per directory along `target`, each continuing after the segment leading deeper;
+   * the last continues after `target` itself (`skipGroup`: after every name starting with it).
+   */
+  private descend(pd: string, upper: string | undefined, target: string, skipGroup: boolean): Level[] {
+    const out: Level[] = [];
     let dir = pd;
     for (;;) {
       const lt = dir === pd ? upper : undefined;
@@ -253,15 +285,15 @@ export class TreeWalker<R> {
       const slash = rest.indexOf('/');
       if (skipGroup && (slash < 0 || slash === rest.length - 1)) {
         const from = prefixSuccessor(rest);
-        if (from !== undefined) this.stack.push(this.frame(dir, { gte: from, lt }, false));
-        return;
+        if (from !== undefined) out.push({ dir, range: { gte: from, lt }, resumeHere: false });
+        return out;
       }
       if (slash < 0) {
-        this.stack.push(this.frame(dir, { gt: rest, lt }, true));
-        return;
+        out.push({ dir, range: { gt: rest, lt }, resumeHere: true });
+        return out;
       }
       const seg = rest.slice(0, slash + 1);
-      this.stack.push(this.frame(dir, { gt: seg, lt }, false));
+      out.push({ dir, range: { gt: seg, lt }, resumeHere: false });
       dir += seg;
     }
   }
@@ -337,7 +369,8 @@ export class TreeWalker<R> {
 
 /**
  * Takes up to `maxKeys` events (rows and CommonPrefixes count alike, as in S3); truncated when
- * another event exists. `maxKeys` 0 returns nothing and is not truncated (as S3 answers).
+ * another event exists or the walk stopped at its level budget (`walker.cut`: fewer events than
+ * `maxKeys`, as S3 allows). `maxKeys` 0 returns nothing and is not truncated (as S3 answers).
  */
 export async function takePage<R>(
   walker: TreeWalker<R>,
@@ -347,8 +380,8 @@ export async function takePage<R>(
   if (maxKeys <= 0) return { events, isTruncated: false };
   while (events.length < maxKeys) {
     const e = await walker.next();
-    if (!e) return { events, isTruncated: false };
+    if (!e) return { events, isTruncated: walker.cut !== undefined };
     events.push(e);
   }
-  return { events, isTruncated: (await walker.next()) !== undefined };
+  return { events, isTruncated: (await walker.next()) !== undefined || walker.cut !== undefined };
 }

@@ -61,17 +61,24 @@ export class ListObjectsHandler implements S3Handler {
 }
 
 const TOKEN_PREFIX = 'ostore1:';
+/** A token that resumes after a whole directory (a listing cut at its level budget, see ListObjectsInput.afterGroup). */
+const GROUP_TOKEN_PREFIX = 'ostore1-dir:';
 
-export function encodeToken(after: string): string {
-  return Buffer.from(TOKEN_PREFIX + after, 'utf8').toString('base64url');
+/** A continuation token: the listing resumes after `after` (a key or CommonPrefix; with `group`, after every key in that directory). */
+export function encodeToken(after: string, group = false): string {
+  return Buffer.from((group ? GROUP_TOKEN_PREFIX : TOKEN_PREFIX) + after, 'utf8').toString('base64url');
 }
 
-export function decodeToken(token: string): string {
+export function decodeToken(token: string): { after: string; group: boolean } {
   const raw = Buffer.from(token, 'base64url').toString('utf8');
-  if (!raw.startsWith(TOKEN_PREFIX) || Buffer.from(raw, 'utf8').toString('base64url') !== token) {
+  const group = raw.startsWith(GROUP_TOKEN_PREFIX);
+  if ((!group && !raw.startsWith(TOKEN_PREFIX)) || Buffer.from(raw, 'utf8').toString('base64url') !== token) {
     throw new S3Error('InvalidArgument', 'The continuation token provided is incorrect', { extra: { ArgumentName: 'continuation-token' } });
   }
-  return raw.slice(TOKEN_PREFIX.length);
+  const after = raw.slice((group ? GROUP_TOKEN_PREFIX : TOKEN_PREFIX).length);
+  if (group && !after.endsWith('/'))
+    throw new S3Error('InvalidArgument', 'The continuation token provided is incorrect', { extra: { ArgumentName: 'continuation-token' } });
+  return { after, group };
 }
 
 /** ListObjectsV2: opaque continuation tokens, start-after, fetch-owner, KeyCount. */
@@ -90,8 +97,8 @@ export class ListObjectsV2Handler implements S3Handler {
     const token = req.query('continuation-token');
     const startAfter = req.query('start-after');
     if (token === '') throw new S3Error('InvalidArgument', 'The continuation token provided is incorrect', { extra: { ArgumentName: 'continuation-token' } });
-    const after = token !== undefined ? decodeToken(token) : startAfter || undefined;
-    const page = await this.objects.list({ bucket: req.target, prefix, delimiter, after, maxKeys });
+    const from = token !== undefined ? decodeToken(token) : { after: startAfter || undefined, group: false };
+    const page = await this.objects.list({ bucket: req.target, prefix, delimiter, after: from.after, afterGroup: from.group, resumable: true, maxKeys });
     const fetchOwner = req.query('fetch-owner') === 'true';
     sendXml(
       req,
@@ -104,7 +111,7 @@ export class ListObjectsV2Handler implements S3Handler {
         Delimiter: delimiter === undefined ? undefined : enc(delimiter),
         IsTruncated: page.isTruncated,
         ContinuationToken: token,
-        NextContinuationToken: page.isTruncated && page.nextAfter !== undefined ? encodeToken(page.nextAfter) : undefined,
+        NextContinuationToken: page.isTruncated && page.nextAfter !== undefined ? encodeToken(page.nextAfter, page.nextAfterGroup) : undefined,
         StartAfter: startAfter === undefined ? undefined : enc(startAfter),
         EncodingType: enc.on ? 'url' : undefined,
         Contents: page.contents.map((v) => contentsOf(v, enc, fetchOwner)),
