@@ -1,4 +1,4 @@
-import { execFile } from 'child_process';
+import { Client, policies } from 'cassandra-driver';
 import { join } from 'path';
 import { testStack, waitFor } from './stack-env';
 
@@ -6,7 +6,7 @@ import { testStack, waitFor } from './stack-env';
  * Control of the three-node Cassandra ring of `npm run test:cluster` (the one
  * apps/scanner/test/three-nodes.cluster-spec.ts uses: 127.0.0.11-13 in `<run's stack dir>-cluster`,
  * CQL and storage ports one above the run's, the run's own Kafka): start it, SIGKILL one node,
- * start it again, and ask `nodetool status` of another node whether it is back Up and Normal.
+ * start it again, and ask another node's gossip whether it is back.
  */
 const STACK_MODULE = join(__dirname, '../stack/index.cjs');
 // eslint-disable-next-line @typescript-eslint/no-require-imports -- tools/stack is CommonJS, loaded as it is (no build step)
@@ -51,8 +51,12 @@ export function ringOptions(heap = '1G'): RingOptions {
   };
 }
 
-/** What `nodetool status` says of one node: `UN` is Up and Normal, `DN` Down, `UJ` joining... */
-export type NodeState = string;
+/** One node's gossip state as another node sees it. */
+export interface GossipState {
+  generation: number;
+  heartbeat: number;
+  status: string;
+}
 
 /** The three-node ring: up, down, and the state of each node as another node sees it. */
 export class CassandraRing {
@@ -104,36 +108,51 @@ export class CassandraRing {
   }
 
   /**
-   * `nodetool status` run on node `from`, in a child process (nodetool is a JVM run synchronously;
-   * the load in this process must not stall): the state of each node by address.
+   * Gossip as node `from` sees it (`system_views.gossip_info`, read through that node only): the
+   * generation (the start time a node announces; a restarted node announces a newer one), the
+   * heartbeat and the status (`status_with_port`, else `status`) of each node, by address.
    */
-  async status(from: number): Promise<Map<string, NodeState>> {
-    const script = `process.stdout.write(require(${JSON.stringify(STACK_MODULE)}).nodetool(['status'], ${JSON.stringify({ ...this.options, node: from })}))`;
-    const out = await new Promise<string>((done, fail) =>
-      execFile(process.execPath, ['-e', script], { maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) =>
-        err ? fail(new Error(`nodetool status on node${from}: ${stderr || err.message}`)) : done(stdout),
-      ),
-    );
-    const states = new Map<string, NodeState>();
-    for (const m of out.matchAll(/^([UD][NLJM])\s+(\d+\.\d+\.\d+\.\d+)/gm)) states.set(m[2], m[1]);
-    return states;
+  async gossip(from: number): Promise<Map<string, GossipState>> {
+    const address = RING_NODES[from - 1];
+    const endpoint = `${address}:${this.options.cassandraPort}`;
+    const client = new Client({
+      contactPoints: [address],
+      protocolOptions: { port: this.options.cassandraPort },
+      localDataCenter: RING_DC,
+      policies: { loadBalancing: new policies.loadBalancing.AllowListPolicy(new policies.loadBalancing.DCAwareRoundRobinPolicy(RING_DC), [endpoint]) },
+      socketOptions: { readTimeout: 30_000 },
+    });
+    try {
+      const rs = await client.execute('SELECT address, generation, heartbeat, status, status_with_port FROM system_views.gossip_info');
+      return new Map(
+        rs.rows.map((r) => [String(r['address']), { generation: Number(r['generation']), heartbeat: Number(r['heartbeat']), status: String(r['status_with_port'] ?? r['status'] ?? '') }]),
+      );
+    } finally {
+      await client.shutdown();
+    }
   }
 
-  /** Waits (deadline `timeoutMs`) until node `from` reports node `n` Up and Normal. */
-  async untilUpNormal(n: number, from: number, timeoutMs: number): Promise<void> {
+  /**
+   * Waits (deadline `timeoutMs`) until node `from` gossips with the restarted node `n`: a
+   * generation newer than `generationBefore` (the one before the kill), status NORMAL, and a
+   * heartbeat that advances between two reads.
+   */
+  async untilRejoined(n: number, from: number, generationBefore: number, timeoutMs: number): Promise<GossipState> {
     const address = RING_NODES[n - 1];
-    let last = '';
-    await waitFor(
-      `node${n} (${address}) Up and Normal in node${from}'s nodetool status`,
+    let last: GossipState | undefined;
+    return waitFor(
+      `node${n} (${address}) back in node${from}'s gossip`,
       async () => {
-        const states = await this.status(from);
-        last = JSON.stringify([...states]);
-        return states.get(address) === 'UN' ? true : undefined;
+        const now = (await this.gossip(from)).get(address);
+        const prev = last;
+        last = now;
+        if (!now || now.generation <= generationBefore || !now.status.startsWith('NORMAL')) return undefined;
+        return prev && prev.generation === now.generation && now.heartbeat > prev.heartbeat ? now : undefined;
       },
       timeoutMs,
       1000,
     ).catch((e: Error) => {
-      throw new Error(`${e.message} (last: ${last})`);
+      throw new Error(`${e.message} (last: ${JSON.stringify(last)}, generation before the kill ${generationBefore})`);
     });
   }
 

@@ -54,7 +54,7 @@ export function classify(e: unknown): { retryable: boolean; code: string } {
 
 /** A body whose content names its key and sequence number, and is otherwise random. */
 function body(key: string, seq: number): Buffer {
-  const size = seq % 5 === 0 ? 64 * 1024 * 2 + (seq % 3000) : 200 + ((seq * 7919) % 8000);
+  const size = seq % 8 === 0 ? 64 * 1024 + (seq % 3000) : 200 + ((seq * 7919) % 8000);
   return Buffer.concat([Buffer.from(`${key}#${seq}\n`), randomBytes(size)]);
 }
 
