@@ -184,6 +184,24 @@ describe.each(['fs', 'cassandra'])('objects through the AWS SDK v3 (default sett
     expect(await expired.text()).toContain('<Code>AccessDenied</Code>');
   });
 
+  it('answers X-Amz-Expires 0 as an expired URL (403) and a negative or over-a-week one as AuthorizationQueryParametersError (400)', async () => {
+    const presign = (expiresIn: number) => getSignedUrl(s3, new GetObjectCommand({ Bucket, Key: 'presigned/k' }), { expiresIn });
+    const zero = await fetch(await presign(0));
+    expect(zero.status).toBe(403);
+    expect(await zero.text()).toMatch(/<Code>AccessDenied<\/Code><Message>Request has expired<\/Message>/);
+    const negative = await fetch(await presign(-7));
+    expect(negative.status).toBe(400);
+    expect(await negative.text()).toMatch(/<Code>AuthorizationQueryParametersError<\/Code><Message>X-Amz-Expires must be non-negative/);
+    // the SDK refuses to sign more than a week, so the parameter is raised after signing (it is checked before the signature)
+    const tooLong = await fetch((await presign(60)).replace('X-Amz-Expires=60', 'X-Amz-Expires=604801'));
+    expect(tooLong.status).toBe(400);
+    expect(await tooLong.text()).toMatch(/<Code>AuthorizationQueryParametersError<\/Code><Message>X-Amz-Expires must be less than a week/);
+    const expiredPut = await getSignedUrl(s3, new PutObjectCommand({ Bucket, Key: 'presigned/late' }), { expiresIn: 1, signingDate: new Date(Date.now() - 60_000) });
+    const late = await fetch(expiredPut, { method: 'PUT', body: 'too late' });
+    expect(late.status).toBe(403);
+    expect(await late.text()).toMatch(/<Code>AccessDenied<\/Code><Message>Request has expired<\/Message>/);
+  });
+
   it('answers NoSuchKey for a missing key and 204 for deleting one', async () => {
     const err = await s3Error(s3.send(new GetObjectCommand({ Bucket, Key: 'never/written' })));
     expect(err.name).toBe('NoSuchKey');

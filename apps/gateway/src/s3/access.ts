@@ -61,11 +61,12 @@ export class AccessControl {
     const bucket = await this.buckets.get(req.bucket);
     req.bucketInfo = bucket;
     if (rule === 'bucket-write' && req.header('x-amz-copy-source') !== undefined) req.concealsExistence = await this.mayNotListCopySource(req);
-    if ((bucket.policy || bucket.publicAccessBlock || bucket.objectOwnership === 'BucketOwnerEnforced') && (await this.policies.check(req, bucket)) === 'allowed') return;
+    const gated = !!(bucket.policy || bucket.publicAccessBlock || bucket.objectOwnership === 'BucketOwnerEnforced');
+    if (gated && (await this.policies.check(req, bucket)) === 'allowed') return;
     if (user && user.id === bucket.owner.id) return;
     if (rule === 'object-read' || rule === 'object-acp') {
-      // decided by the handler from the object's ACL; whether the key exists stays hidden
-      req.concealsExistence = !bucketAclGrants(bucket, 'READ', user?.id, req.aclMode);
+      // decided by the handler from the object's ACL; whether the key exists stays hidden from a caller who may not list
+      req.concealsExistence = bucket.policy ? !(await this.policies.mayList(req, bucket)) : !bucketAclGrants(bucket, 'READ', user?.id, req.aclMode);
       return;
     }
     const permission = RULE_PERMISSIONS[rule];

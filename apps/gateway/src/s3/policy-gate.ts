@@ -158,12 +158,30 @@ export class PolicyGate {
     return decideAccess({ action, isBucketOwner: userId !== undefined && userId === source.owner.id, policy: verdict, aclGrants: aclAllows, restrictPublicPolicy: restrict });
   }
 
-  private async mayList(req: S3Request, bucket: Bucket, policy: BucketPolicy | undefined): Promise<boolean> {
-    if ((await this.evaluate(req, bucket, policy, 's3:ListBucket', undefined)) === 'Allow') return true;
+  /**
+   * Whether the caller of an object request may learn that its key does not exist: S3 answers 404
+   * only to a caller with s3:ListBucket on the bucket ("If you have the s3:ListBucket permission on
+   * the bucket, Amazon S3 returns an HTTP status code 404", API_HeadObject), else 403. The policy's
+   * s3:ListBucket is evaluated with the key as `s3:prefix` (a listing of that prefix would show
+   * the key), so a statement allowing ListBucket on `public/*` reveals only keys under `public/`;
+   * where the policy is silent the bucket ACL's READ decides, and an explicit deny conceals.
+   */
+  async mayList(req: S3Request, bucket: Bucket, policy = bucket.policy ? storedBucketPolicy(bucket.policy, bucket.name) : undefined): Promise<boolean> {
+    const prefix = req.key !== undefined ? { 's3:prefix': [req.key] } : undefined;
+    const verdict = await this.evaluate(req, bucket, policy, 's3:ListBucket', undefined, undefined, prefix);
+    if (verdict !== 'Implicit') return verdict === 'Allow';
     return bucketAclGrants(bucket, 'READ', req.owner?.id, req.aclMode);
   }
 
-  private async evaluate(req: S3Request, bucket: Bucket, policy: BucketPolicy | undefined, action: string, key: string | undefined, versionId?: string) {
+  private async evaluate(
+    req: S3Request,
+    bucket: Bucket,
+    policy: BucketPolicy | undefined,
+    action: string,
+    key: string | undefined,
+    versionId?: string,
+    extra?: Record<string, string[]>,
+  ) {
     if (!policy) return 'Implicit' as const;
     let tags: Record<string, string> | undefined;
     if (key !== undefined && needsExistingObjectTags(policy)) {
@@ -174,6 +192,7 @@ export class PolicyGate {
     }
     const context = policyContext(req, this.clock.now(), tags);
     if (versionId !== undefined) context['s3:versionid'] = [versionId];
+    Object.assign(context, extra);
     return evaluatePolicy(policy, { userId: req.owner?.id, action, resource: resourceArn(bucket.name, key), context });
   }
 }

@@ -110,8 +110,11 @@ export async function readFormUntilFile(body: AsyncIterable<Buffer>, boundary: s
     const head = (await reader.until(Buffer.from('\r\n\r\n'), Math.min(budget, 8 * 1024), tooLarge)).toString('utf8');
     budget -= head.length;
     const part = partHeaders(head);
-    if (part.filename !== undefined) {
-      return { fields, file: { field: part.name, filename: part.filename, contentType: part.contentType, stream: fileStream(reader, delim) } };
+    // the field named `file` is the upload (S3: "The file or content must be the last field in the
+    // form"); a field before it is a field even when its part carries a filename, as Python's
+    // requests sends every `files=` entry
+    if (part.name.toLowerCase() === 'file') {
+      return { fields, file: { field: part.name, filename: part.filename ?? '', contentType: part.contentType, stream: fileStream(reader, delim) } };
     }
     const value = await reader.until(delim, Math.max(0, budget), tooLarge);
     budget -= value.length;

@@ -107,6 +107,16 @@ describe('multipart/form-data reader', () => {
     expect(Buffer.concat(bytes).toString()).toBe(file);
   });
 
+  it('takes the part named file as the upload, and parts before it as fields even when they carry a filename', async () => {
+    const body = part('key', 'foo.txt', 'key') + part('acl', 'private', 'acl') + part('file', 'bar', 'file') + `--${boundary}--\r\n`;
+    const sut = await readFormUntilFile(chunked(body, 7), boundary);
+    expect([...sut.fields]).toEqual([['key', 'foo.txt'], ['acl', 'private']]);
+    expect(sut.file!.field).toBe('file');
+    const bytes: Buffer[] = [];
+    for await (const c of sut.file!.stream) bytes.push(c as Buffer);
+    expect(Buffer.concat(bytes).toString()).toBe('bar');
+  });
+
   it('reports a form without a file, a truncated body, and too many bytes before the file', async () => {
     expect((await readFormUntilFile(chunked(part('key', 'k') + `--${boundary}--\r\n`, 5), boundary)).file).toBeUndefined();
     await expect(readFormUntilFile(chunked(part('key', 'k').slice(0, -4), 5), boundary)).rejects.toMatchObject({ code: 'MalformedPOSTRequest' });

@@ -350,13 +350,16 @@ describe(parseSigV4.name, () => {
       ['X-Amz-Date', '20240204T040506Z', /Date is not the same as X-Amz-Date/],
       ['X-Amz-Expires', 'abc', /should be a number/],
       ['X-Amz-Expires', '-1', /must be non-negative/],
-      ['X-Amz-Expires', '0', /at least 1 second/],
       ['X-Amz-Expires', '604801', /maximum expires is 604800 seconds/],
       ['X-Amz-SignedHeaders', 'Host', /X-Amz-SignedHeaders/],
     ])('rejects %s=%s as AuthorizationQueryParametersError', (name, value, message) => {
       const error = thrown(() => parseSigV4(withParam(name, value)));
       expect(error.code).toBe('AuthorizationQueryParametersError');
       expect(error.message).toMatch(message);
+    });
+
+    it('accepts an expiry of 0 (verifySigV4 answers it as expired)', () => {
+      expect(parseSigV4(withParam('X-Amz-Expires', '0'))!.expiresSeconds).toBe(0);
     });
 
     it('accepts the longest expiry, one week', () => {
@@ -690,6 +693,8 @@ describe(verifySigV4.name, () => {
         expect(thrown(() => verify(presigned, new Date(signedAt.getTime() + 60_001))).message).toBe(
           'Request has expired',
         );
+        const zero = { ...presigned, query: presigned.query.map(([k, v]): [string, string] => [k, k === 'X-Amz-Expires' ? '0' : v]) };
+        expect(thrown(() => verify(zero, signedAt))).toMatchObject({ code: 'AccessDenied', message: 'Request has expired', extra: { 'X-Amz-Expires': '0' } });
       } finally {
         await server.stop();
       }

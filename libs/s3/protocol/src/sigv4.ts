@@ -159,7 +159,6 @@ function parseQueryAuth(req: SigV4Request): ParsedSigV4 {
   if (/^-\d+$/.test(expires)) throw error('X-Amz-Expires must be non-negative');
   if (!/^\d+$/.test(expires)) throw error('X-Amz-Expires should be a number');
   const expiresSeconds = Number(expires);
-  if (expiresSeconds < 1) throw error('X-Amz-Expires must be at least 1 second');
   if (expiresSeconds > MAX_PRESIGNED_EXPIRES_SECONDS) {
     throw error(
       'X-Amz-Expires must be less than a week (in seconds) that is; the maximum expires is 604800 seconds',
@@ -286,8 +285,10 @@ export function verifySigV4(
       });
     }
   } else {
+    // X-Amz-Expires=0 passes S3's checks (only a negative or over-a-week value is a parameter error)
+    // and is expired from the moment it was signed: 403 AccessDenied, as any expired URL
     const expiresAt = parsed.requestTime.getTime() + (parsed.expiresSeconds ?? 0) * 1000;
-    if (now.getTime() > expiresAt) {
+    if (now.getTime() > expiresAt || parsed.expiresSeconds === 0) {
       throw new S3Error('AccessDenied', 'Request has expired', {
         extra: {
           'X-Amz-Expires': String(parsed.expiresSeconds),
