@@ -18,7 +18,7 @@ import { BucketsRepository, FolderCleanupRepository, FolderFilterRepository, Met
 import { FolderCandidate, QueueName } from '@ostore/queue/contracts';
 import { QueueProducer } from '@ostore/queue/data-access';
 import { createS3Core, S3Core } from '@ostore/s3/core';
-import { CassandraClient } from '@ostore/shared/cassandra';
+import { CassandraClient, CassandraOptions } from '@ostore/shared/cassandra';
 import { Clock, SystemClock } from '@ostore/shared/clock';
 import { FakeClock } from '@ostore/shared/clock/testing';
 import { JsonLogger, MetricsRegistry } from '@ostore/shared/observability';
@@ -77,10 +77,12 @@ export async function scannerCleanup(opts: {
   buildClock?: Clock;
   /** Overrides the node's spans and the expected host count (two "scanners" over halves of one node). */
   ring?: (local: LocalRing) => LocalRing;
+  /** A scanner beside one node of a multi-node ring: its session options and node (default: the test stack's one node). */
+  node?: { options: CassandraOptions; address: string };
 }): Promise<ScannerCleanup> {
-  const { client } = await createLocalScanClient(cassandraOptions(opts.keyspace), stackEnv().cassandraHost);
+  const { client } = await createLocalScanClient(opts.node?.options ?? cassandraOptions(opts.keyspace), opts.node?.address ?? stackEnv().cassandraHost);
   await client.connect();
-  const addresses = [stackEnv().cassandraHost];
+  const addresses = [opts.node?.address ?? stackEnv().cassandraHost];
   const local = await localRingOf(client, opts.keyspace, addresses);
   const registry = new MetricsRegistry('scanner', false);
   const metrics = new ScannerFolderMetrics(registry);

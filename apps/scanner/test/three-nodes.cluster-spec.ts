@@ -1,9 +1,10 @@
 import { join } from 'path';
 import { MAX_TOKEN, mergeSpans, MIN_TOKEN } from '@ostore/lifecycle/scan';
-import { VersionCandidate } from '@ostore/queue/contracts';
+import { FolderCandidate, VersionCandidate } from '@ostore/queue/contracts';
 import { CassandraClient, CassandraOptions } from '@ostore/shared/cassandra';
 import { FakeClock } from '@ostore/shared/clock/testing';
 import { freshCluster, stackEnv, testStack } from '@ostore/testing';
+import { applyAll, CapturingProducer, folderRows, scannerCleanup, ScannerCleanup, scheduler, untilJudged } from './folder-cleanup.harness';
 import { alice, DAY, migrate, put, readTopic, rule, s3, scannerOf, ScannerUnderTest, setLifecycle } from './support';
 
 /**
@@ -28,7 +29,7 @@ const STACK = {
   only: 'cassandra',
   // servers of another stack dir on these endpoints are an error, never used
   exclusive: true,
-  timeoutSec: 400,
+  timeoutSec: 900, // three nodes start one after the other; minutes on a loaded 2-core box
 };
 const NODES = ['127.0.0.11', '127.0.0.12', '127.0.0.13'];
 const T0 = Date.UTC(2026, 4, 1, 8, 0, 0);
@@ -40,6 +41,8 @@ describe('local scan on a three-node cluster with RF 3', () => {
   let options: CassandraOptions;
   let db: CassandraClient;
   const scanners: ScannerUnderTest[] = [];
+  const cleanups: ScannerCleanup[] = [];
+  const closingDbs: CassandraClient[] = [];
   const timings: Record<string, number> = {};
 
   beforeAll(async () => {
@@ -63,8 +66,9 @@ describe('local scan on a three-node cluster with RF 3', () => {
   }, 600_000);
 
   afterAll(async () => {
-    await Promise.all(scanners.map((s) => s.close()));
+    await Promise.all([...scanners, ...cleanups].map((s) => s.close()));
     await db?.shutdown();
+    await Promise.all(closingDbs.map((d) => d.shutdown()));
     if (startedByUs && process.env.OSTORE_KEEP_CLUSTER !== '1') await stack.stackDown({ stackDir: STACK.stackDir, quiet: true });
     process.stdout.write(`\n[cluster] timings ${JSON.stringify(timings)}\n`);
   }, 120_000);
@@ -152,5 +156,57 @@ describe('local scan on a three-node cluster with RF 3', () => {
     expect([...seen.keys()].sort()).toEqual([...due.keys()].sort());
     for (const [key, ids] of due) expect(seen.get(key)).toEqual(ids);
     timings.candidates = messages.length;
+  });
+
+  it('the empty-directory cleanup: three scanners combine their filters and each empty directory is judged once', async () => {
+    const clock = new FakeClock(Date.now());
+    const s = await s3(options, clock);
+    closingDbs.push(s.db);
+    const { bucketId } = await s.core.buckets.create({ name: 'cluster-folders', owner: alice, location: 'us-east-1', acl: 'private' });
+    // 60 directories of which every third keeps a key: the others are emptied by deletes
+    const keep = new Set<string>();
+    const jobs: Promise<unknown>[] = [];
+    for (let d = 0; d < 60; d++) {
+      const key = `t${d % 6}/d${d}/k`;
+      jobs.push(put(s.core, 'cluster-folders', key, 'x'));
+      if (d % 3 === 0) keep.add(key);
+    }
+    await Promise.all(jobs);
+    for (let d = 0; d < 60; d++) {
+      const key = `t${d % 6}/d${d}/k`;
+      if (!keep.has(key)) await s.core.objects.delete('cluster-folders', key, alice);
+    }
+    const producers = NODES.map(() => new CapturingProducer());
+    for (let i = 0; i < NODES.length; i++)
+      cleanups.push(
+        await scannerCleanup({ keyspace: options.keyspace!, db: s.db, clock, producer: producers[i], source: `node${i}`, node: { options, address: NODES[i] } }),
+      );
+    expect(cleanups.map((c) => c.ring.expectedHosts)).toEqual([3, 3, 3]);
+    expect(mergeSpans(cleanups.flatMap((c) => c.ring.spans))).toEqual([{ start: MIN_TOKEN, end: MAX_TOKEN }]);
+
+    const sut = scheduler(s.db);
+    const expectedEmpty = [...new Set([...Array(60).keys()].filter((d) => d % 3 !== 0).map((d) => `t${d % 6}/d${d}/`))].sort();
+    clock.advance(120_000);
+    // each builds its own node's filter; none publishes before all three have built
+    const firstTicks = [];
+    for (const c of cleanups) firstTicks.push(await c.cycle.tick(c.ring, new AbortController().signal));
+    expect(firstTicks.map((o) => o.kind)).toEqual(['built', 'built', 'built']);
+    for (const p of producers) expect(p.published).toEqual([]);
+    const outcomes = await Promise.all(cleanups.map((c) => untilJudged(c)));
+    for (const o of outcomes) expect(o[o.length - 1].kind).toBe('scanned');
+    const perScanner: FolderCandidate[][] = producers.map((p) => p.take().filter((c) => c.bucketId === bucketId && c.kind === 'object'));
+    const published = perScanner.flat();
+    // each empty directory published by exactly one scanner (its partition's primary), no non-empty one
+    const dirs = published.map((c) => c.parent + c.name);
+    expect(dirs.filter((d) => d.includes('/d')).sort()).toEqual(expectedEmpty);
+    // the parents emptied with them (t1/, t2/, t4/, t5/) may be judged in the same pass; never one that keeps a key
+    expect(dirs.filter((d) => !d.includes('/d')).every((d) => ['t1/', 't2/', 't4/', 't5/'].includes(d))).toBe(true);
+    expect(new Set(dirs).size).toBe(dirs.length);
+    expect(perScanner.filter((p) => p.length > 0).length).toBeGreaterThan(1);
+    await applyAll(sut, published);
+    const left = (await folderRows(s.db, bucketId)).filter((r) => r.startsWith('object:'));
+    expect(left.filter((r) => /d\d+\/$/.test(r)).map((r) => r.slice('object:'.length)).sort()).toEqual(
+      [...keep].map((k) => k.slice(0, k.lastIndexOf('/') + 1)).sort(),
+    );
   });
 });
