@@ -1,6 +1,6 @@
 import { Client, policies } from 'cassandra-driver';
 import { join } from 'path';
-import { testStack, waitFor } from './stack-env';
+import { sigkillAndWait, testStack, waitFor } from './stack-env';
 
 /**
  * Control of the three-node Cassandra ring of `npm run test:cluster` (the one
@@ -86,20 +86,7 @@ export class CassandraRing {
   async kill(n: number): Promise<void> {
     const pid = await this.pid(n);
     if (!pid) throw new Error(`cassandra node${n} does not run`);
-    process.kill(pid, 'SIGKILL');
-    await waitFor(
-      `node${n} (pid ${pid}) gone`,
-      async () => {
-        try {
-          process.kill(pid, 0);
-          return undefined;
-        } catch {
-          return true;
-        }
-      },
-      30_000,
-      100,
-    );
+    await sigkillAndWait(pid, `node${n}`);
   }
 
   /** Starts node `n` again with its saved configuration; resolves once it answers CQL and sees its peers. */

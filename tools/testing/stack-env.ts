@@ -126,3 +126,21 @@ export async function stackCommand(...args: string[]): Promise<void> {
     ),
   );
 }
+
+/** SIGKILLs process `pid` (no clean shutdown) and resolves once it is gone (polling every `pollMs`, for at most 30 s). */
+export async function sigkillAndWait(pid: number, what: string, pollMs = 100): Promise<void> {
+  process.kill(pid, 'SIGKILL');
+  await waitFor(
+    `${what} (pid ${pid}) gone`,
+    async () => {
+      try {
+        process.kill(pid, 0);
+        return undefined;
+      } catch {
+        return true;
+      }
+    },
+    30_000,
+    pollMs,
+  );
+}

@@ -3,7 +3,7 @@ import { tmpdir } from 'os';
 import { join } from 'path';
 import { KafkaClient } from '@ostore/queue/data-access';
 import { UsageRecordOnTopic, UsageTopicReader } from '@ostore/queue/data-access/testing';
-import { appEnv, AppProcess, freshCluster, metricSum, testStack, waitFor } from '@ostore/testing';
+import { appEnv, AppProcess, freshCluster, metricSum, sigkillAndWait, testStack, waitFor } from '@ostore/testing';
 // eslint-disable-next-line @nx/enforce-module-boundaries -- the drill starts the whole system (gateway, scanner, scheduler) with the scheduler's own test helper, as the usage accuracy drill does
 import { LifecycleSystem, startLifecycleSystem } from '../../scheduler/test/lifecycle-system';
 
@@ -116,20 +116,7 @@ export class KafkaDrillSystem {
   async killBroker(): Promise<void> {
     const pid = (await stack.status(kafkaStack())).kafka.pid as number | undefined;
     if (!pid) throw new Error('the drill broker is not running');
-    process.kill(pid, 'SIGKILL');
-    await waitFor(
-      'the killed broker to exit',
-      async () => {
-        try {
-          process.kill(pid, 0);
-          return undefined;
-        } catch {
-          return true;
-        }
-      },
-      30_000,
-      50,
-    );
+    await sigkillAndWait(pid, 'the drill broker', 50);
   }
 
   /** Starts the broker again on its data and waits until it answers. */
