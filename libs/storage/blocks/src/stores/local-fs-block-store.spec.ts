@@ -66,6 +66,20 @@ describe(LocalFsBlockStore.name, () => {
     expect((await sut.read(id)).toString()).toBe('after');
   });
 
+  it('turns a fan-out directory that cannot be created for lack of space into BlockStoreFullError', async () => {
+    const enospc = Object.assign(new Error('ENOSPC: no space left on device, mkdir'), { code: 'ENOSPC' });
+    const mkdir = jest.spyOn(fs, 'mkdir').mockRejectedValueOnce(enospc);
+    try {
+      const id = newBlockId();
+      await expect(sut.write(id, Buffer.from('x'))).rejects.toBeInstanceOf(BlockStoreFullError);
+      // Space returned: the directory is created on the next write (it was never remembered as made).
+      await sut.write(id, Buffer.from('after'));
+      expect((await sut.read(id)).toString()).toBe('after');
+    } finally {
+      mkdir.mockRestore();
+    }
+  });
+
   it('throws BlockNotFoundError for a missing block', async () => {
     await expect(sut.read(newBlockId())).rejects.toBeInstanceOf(BlockNotFoundError);
   });

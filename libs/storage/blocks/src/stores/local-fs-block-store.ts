@@ -48,7 +48,12 @@ export class LocalFsBlockStore implements BlockStore {
   async write(blockId: string, data: Buffer): Promise<void> {
     const file = this.pathOf(blockId);
     const dir = path.dirname(file);
-    await this.ensureDir(dir);
+    try {
+      await this.ensureDir(dir);
+    } catch (e) {
+      // A fan-out directory that cannot be created for lack of space is a full store too.
+      throw this.fullOr(e, blockId);
+    }
     const tmp = `${file}.tmp`;
     try {
       const handle = await fs.open(tmp, 'w', 0o640);
@@ -65,10 +70,7 @@ export class LocalFsBlockStore implements BlockStore {
     } catch (e) {
       // A failed write leaves no partial temp file eating the space it ran out of.
       await fs.unlink(tmp).catch(() => undefined);
-      if (isErrno(e, 'ENOSPC') || isErrno(e, 'EDQUOT')) {
-        throw new BlockStoreFullError(blockId, this.tier, (e as NodeJS.ErrnoException).code ?? 'ENOSPC');
-      }
-      throw e;
+      throw this.fullOr(e, blockId);
     }
     try {
       await fs.rename(tmp, file);
@@ -138,6 +140,13 @@ export class LocalFsBlockStore implements BlockStore {
       if (isErrno(e, 'ENOENT')) return false;
       throw e;
     }
+  }
+
+  /** A BlockStoreFullError for an out-of-space errno (ENOSPC, EDQUOT), else the error itself. */
+  private fullOr(e: unknown, blockId: string): unknown {
+    if (isErrno(e, 'ENOSPC') || isErrno(e, 'EDQUOT'))
+      return new BlockStoreFullError(blockId, this.tier, (e as NodeJS.ErrnoException).code ?? 'ENOSPC');
+    return e;
   }
 
   /** Creates the fan-out directories once per process, fsyncing each parent that gained an entry. */
