@@ -3,6 +3,7 @@ import { join, resolve } from 'path';
 import { isS3ErrorCode } from '@ostore/s3/protocol';
 import { S3DomainError } from '@ostore/s3/core';
 import { BlockStoreFullError } from '@ostore/storage/blocks';
+import { errors, types } from 'cassandra-driver';
 import { toS3Error } from './error-response';
 
 const ROOT = resolve(__dirname, '../../../..');
@@ -37,6 +38,23 @@ describe(toS3Error.name, () => {
       toS3Error(new S3DomainError('InvalidPartNumber', 'The requested partnumber is not satisfiable')).httpStatus,
     ).toBe(416);
     expect(toS3Error(new Error('boom')).code).toBe('InternalError');
+  });
+
+  it('answers a metastore that is down, overloaded or timing out, also wrapped, with 503 ServiceUnavailable, and a CQL mistake with 500', () => {
+    const down = [
+      new errors.NoHostAvailableError({ '127.0.0.1:9042': new Error('connect ECONNREFUSED') }),
+      new errors.OperationTimedOutError('timed out', '127.0.0.1:9042'),
+      new errors.ResponseError(types.responseErrorCodes.unavailableException, 'Cannot achieve consistency level QUORUM'),
+      new errors.ResponseError(types.responseErrorCodes.writeTimeout, 'Operation timed out - received only 1 responses.'),
+      new errors.ResponseError(types.responseErrorCodes.readTimeout, 'Operation timed out - received only 0 responses.'),
+      new errors.ResponseError(types.responseErrorCodes.overloaded, 'overloaded'),
+    ];
+    for (const err of [...down, new Error('reading the version', { cause: down[0] })]) {
+      const e = toS3Error(err);
+      expect([e.code, e.httpStatus]).toEqual(['ServiceUnavailable', 503]);
+    }
+    const invalid = new errors.ResponseError(types.responseErrorCodes.invalid, 'Undefined column name x');
+    expect([toS3Error(invalid).code, toS3Error(invalid).httpStatus]).toEqual(['InternalError', 500]);
   });
 
   it('sends what a domain error says about a delete marker as S3 headers, the rest in the body', () => {

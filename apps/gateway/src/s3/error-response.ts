@@ -3,6 +3,7 @@ import { renderErrorXml } from '@ostore/s3/protocol';
 import { DeleteMarkerFacts, S3DomainError } from '@ostore/s3/core';
 import { AclError } from '@ostore/s3/policy';
 import { BlockStoreFullError } from '@ostore/storage/blocks';
+import { isMetastoreUnavailable } from '@ostore/metastore/data-access';
 
 /** The BlockStoreFullError in `err`'s cause chain, if any. */
 function blockStoreFull(err: unknown): BlockStoreFullError | undefined {
@@ -29,7 +30,9 @@ function deleteMarkerHeaders(code: string, marker: DeleteMarkerFacts): Record<st
  * The single place where errors become S3 errors (status, headers, body): S3Errors as they are,
  * domain errors by code (their delete marker as headers), refused ACLs (400, their argument as
  * ArgumentName/ArgumentValue), a full block store 503 SlowDown (retryable: SDKs back off and
- * retry, and the write was not stored), the rest InternalError.
+ * retry, and the write was not stored), a metastore that is unreachable, overloaded or timing out
+ * 503 ServiceUnavailable (retryable; a timed-out write may have been applied, as with any 5xx of
+ * S3), the rest InternalError.
  */
 export function toS3Error(err: unknown): S3Error {
   if (err instanceof S3Error) return err;
@@ -43,6 +46,8 @@ export function toS3Error(err: unknown): S3Error {
   }
   if (blockStoreFull(err))
     return new S3Error('SlowDown', 'The storage is out of space; this write was not stored. Please retry later.', { httpStatus: 503, cause: err });
+  if (isMetastoreUnavailable(err))
+    return new S3Error('ServiceUnavailable', 'The metadata store is unavailable or overloaded. Please retry later.', { httpStatus: 503, cause: err });
   return new S3Error('InternalError', 'We encountered an internal error. Please try again.', { cause: err });
 }
 

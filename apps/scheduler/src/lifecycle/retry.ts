@@ -1,15 +1,5 @@
-import { errors, types } from 'cassandra-driver';
+import { isMetastoreUnavailable } from '@ostore/metastore/data-access';
 import { BlockContentionError } from '@ostore/storage/blocks';
-
-const RETRYABLE_CODES = new Set<number>([
-  types.responseErrorCodes.unavailableException,
-  types.responseErrorCodes.overloaded,
-  types.responseErrorCodes.isBootstrapping,
-  types.responseErrorCodes.writeTimeout,
-  types.responseErrorCodes.readTimeout,
-  types.responseErrorCodes.readFailure,
-  types.responseErrorCodes.writeFailure,
-]);
 
 /**
  * Whether trying again later may succeed: Cassandra unreachable, overloaded or timing out (an LWT
@@ -18,8 +8,5 @@ const RETRYABLE_CODES = new Set<number>([
  * retrying would only block the partition behind a poison candidate.
  */
 export function isRetryable(err: unknown): boolean {
-  if (err instanceof errors.NoHostAvailableError || err instanceof errors.OperationTimedOutError) return true;
-  if (err instanceof errors.BusyConnectionError) return true;
-  if (err instanceof errors.ResponseError) return RETRYABLE_CODES.has(err.code);
-  return err instanceof BlockContentionError;
+  return isMetastoreUnavailable(err) || err instanceof BlockContentionError;
 }

@@ -15,3 +15,4 @@ export * from './folder-filter.entity';
 export * from './folder-filter.repository';
 export * from './folder-cleanup.repository';
 export * from './quota-ledger.repository';
+export * from './unavailable';
