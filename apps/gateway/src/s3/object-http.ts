@@ -1,5 +1,5 @@
 import { S3Error, httpDate, parseContentMd5, parseTaggingHeader, userMetadataFromHeaders, validateStorageClass } from '@ostore/s3/protocol';
-import type { CannedAcl, ChecksumAlgorithm, ObjectMeta, ObjectVersion, Owner } from '@ostore/s3/core';
+import type { CannedAcl, ChecksumAlgorithm, ObjectMeta, ObjectVersion, Owner, Versioning } from '@ostore/s3/core';
 import { expirationHeader } from './object-expiration';
 import type { S3Request } from './s3-request';
 
@@ -62,6 +62,17 @@ export function stripAwsChunked(encoding: string | undefined): string | undefine
 }
 
 /** Headers that describe a version on GET and HEAD. */
+/**
+ * The version id a write (PutObject, CopyObject, POST, CompleteMultipartUpload) announces in
+ * `x-amz-version-id`: only a bucket with versioning Enabled names the version it created. A write to
+ * an unversioned or suspended bucket makes the null version and answers without the header, as the
+ * "versioning suspended" examples of AWS's PutObject reference show (ListObjectVersions and reads
+ * of that version still call it `null`).
+ */
+export function writtenVersionId(versioning: Versioning, versionId: string): string | undefined {
+  return versioning === 'Enabled' ? versionId : undefined;
+}
+
 export function versionHeaders(req: S3Request, v: ObjectVersion, versioned: boolean): Record<string, string | number | undefined> {
   const h: Record<string, string | number | undefined> = {
     ETag: v.etag,

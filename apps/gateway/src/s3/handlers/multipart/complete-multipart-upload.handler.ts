@@ -3,6 +3,7 @@ import { parseCompleteMultipartUpload, toXml } from '@ostore/s3/protocol';
 import type { ChecksumAlgorithm, MultipartService } from '@ostore/s3/core';
 import { MULTIPART_SERVICE } from '../../services';
 import { readSmallBody, sendXml } from '../../responses';
+import { writtenVersionId } from '../../object-http';
 import type { S3Handler } from '../../s3-handler';
 import type { S3Request } from '../../s3-request';
 import { ObjectEncryption } from '../../sse/object-encryption';
@@ -39,7 +40,7 @@ export class CompleteMultipartUploadHandler implements S3Handler {
         ETag: result.etag,
         ...Object.fromEntries(Object.entries(result.checksums).map(([alg, v]) => [`Checksum${alg}`, v])),
       }),
-      { 'x-amz-version-id': req.bucketInfo!.versioning !== 'Unversioned' ? result.versionId : undefined, ...this.sse.headersOf(result.sse) },
+      { 'x-amz-version-id': writtenVersionId(req.bucketInfo!.versioning, result.versionId), ...this.sse.headersOf(result.sse) },
     );
   }
 }

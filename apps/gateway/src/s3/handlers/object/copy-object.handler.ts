@@ -4,7 +4,7 @@ import type { BucketsService, ObjectsService } from '@ostore/s3/core';
 import { AccessControl } from '../../access';
 import { checkExpectedBucketOwner } from '../../request-checks';
 import { BUCKETS_SERVICE, OBJECTS_SERVICE } from '../../services';
-import { metaFromHeaders, objectOwnerOf } from '../../object-http';
+import { metaFromHeaders, objectOwnerOf, writtenVersionId } from '../../object-http';
 import { readSmallBody, sendXml } from '../../responses';
 import type { S3Handler } from '../../s3-handler';
 import type { S3Request } from '../../s3-request';
@@ -75,7 +75,8 @@ export class CopyObjectHandler implements S3Handler {
         })
       : await copyReencrypted(req, this.objects, { version, source: sourceEncryption, destination: encryption, ...directives, meta });
     const headers: Record<string, string> = { ...(encryption?.headers ?? (shared ? sourceEncryption.headers : {})) };
-    if (req.bucketInfo!.versioning !== 'Unversioned') headers['x-amz-version-id'] = result.versionId;
+    const versionId = writtenVersionId(req.bucketInfo!.versioning, result.versionId);
+    if (versionId) headers['x-amz-version-id'] = versionId;
     if (source.versionId || version.versionId !== 'null') headers['x-amz-copy-source-version-id'] = result.sourceVersionId;
     sendXml(req, 200, toXml('CopyObjectResult', { LastModified: isoDate(result.lastModified), ETag: result.etag }), headers);
   }

@@ -23,7 +23,7 @@ import { Clock } from '@ostore/shared/clock';
 import type { GatewayConfig } from '../../../config/gateway.config';
 import { AccessControl } from '../../access';
 import { Authenticator } from '../../authenticator';
-import { CANNED_ACLS, CHECKSUM_ALGORITHMS, objectOwnerOf } from '../../object-http';
+import { CANNED_ACLS, CHECKSUM_ALGORITHMS, objectOwnerOf, writtenVersionId } from '../../object-http';
 import { sendEmpty, sendXml } from '../../responses';
 import { checkFormAcl } from '../../policy-gate';
 import { OBJECTS_SERVICE } from '../../services';
@@ -143,7 +143,7 @@ export class PostObjectHandler implements S3Handler {
     });
     const headers: Record<string, string | undefined> = {
       ETag: result.etag,
-      'x-amz-version-id': req.target.versioning !== 'Unversioned' ? result.versionId : undefined,
+      'x-amz-version-id': writtenVersionId(req.target.versioning, result.versionId),
       ...encryption?.headers,
     };
     for (const alg of checksums.algorithms) headers[`x-amz-checksum-${alg.toLowerCase()}`] = result.checksums[alg];

@@ -3,7 +3,7 @@ import type { ObjectsService } from '@ostore/s3/core';
 import { Clock } from '@ostore/shared/clock';
 import { OBJECTS_SERVICE } from '../../services';
 import { expirationHeader } from '../../object-expiration';
-import { announcedLength, bodyVerifier, contentMd5Of, metaFromHeaders, objectOwnerOf, requestedChecksums } from '../../object-http';
+import { announcedLength, bodyVerifier, contentMd5Of, metaFromHeaders, objectOwnerOf, requestedChecksums, writtenVersionId } from '../../object-http';
 import { sendEmpty } from '../../responses';
 import type { S3Handler } from '../../s3-handler';
 import type { S3Request } from '../../s3-request';
@@ -45,7 +45,8 @@ export class PutObjectHandler implements S3Handler {
       ifMatch: req.header('if-match'),
     });
     const headers: Record<string, string> = { ETag: result.etag, ...encryption?.headers };
-    if (req.bucketInfo!.versioning !== 'Unversioned') headers['x-amz-version-id'] = result.versionId;
+    const versionId = writtenVersionId(req.bucketInfo!.versioning, result.versionId);
+    if (versionId) headers['x-amz-version-id'] = versionId;
     const expiration = expirationHeader(req.target, { key: req.key!, size: result.size, lastModified: this.clock.now(), tags: meta.tags });
     if (expiration) headers['x-amz-expiration'] = expiration;
     for (const alg of checksums.algorithms) {
