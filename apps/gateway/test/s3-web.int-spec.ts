@@ -121,7 +121,12 @@ describe('CORS, browser POST uploads and Signature Version 2', () => {
       const listing = await fetch(`${gw.endpoint}/${Bucket}?list-type=2`, { headers: { Origin: 'https://app.example' } });
       expect([listing.status, listing.headers.get('access-control-allow-origin')]).toEqual([403, 'https://app.example']);
       const other = await fetch(`${gw.endpoint}/${Bucket}/public.txt`, { headers: { Origin: 'https://evil.example' } });
-      expect([other.status, other.headers.get('access-control-allow-origin')]).toEqual([200, null]);
+      expect([other.status, other.headers.get('access-control-allow-origin')]).toEqual([200, null]);      // An actual request carrying Access-Control-Request-Method is matched by that method, as S3 does:
+      // a DELETE announcing GET gets the GET rule's headers, a GET announcing DELETE gets none.
+      const announcesGet = await fetch(`${gw.endpoint}/${Bucket}/nothing-here`, { method: 'DELETE', headers: { Origin: 'https://x.cdn.example', 'Access-Control-Request-Method': 'GET' } });
+      expect([announcesGet.status, announcesGet.headers.get('access-control-allow-origin')]).toEqual([403, 'https://x.cdn.example']);
+      const announcesDelete = await fetch(`${gw.endpoint}/${Bucket}/public.txt`, { headers: { Origin: 'https://app.example', 'Access-Control-Request-Method': 'DELETE' } });
+      expect([announcesDelete.status, announcesDelete.headers.get('access-control-allow-origin')]).toEqual([200, null]);
     });
   });
 

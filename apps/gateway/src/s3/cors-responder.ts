@@ -41,14 +41,16 @@ export class CorsResponder {
   /**
    * For an actual request with Origin to a bucket with CORS rules: the matched rule's headers are
    * set on the response before the handler runs, so success and error answers both carry them
-   * (and Vary, so caches keep answers per origin).
+   * (and Vary, so caches keep answers per origin). As S3 does, a request that carries
+   * Access-Control-Request-Method is matched by that method rather than its own (S3 treats it as
+   * preflight information wherever it appears; LocalStack's AWS-validated CORS handler does the same).
    */
   decorate(req: S3Request): void {
     const origin = req.header('origin');
     if (!origin || !req.bucketInfo) return;
     const rules = corsRules(req.bucketInfo);
     if (!rules) return;
-    const r = { origin, method: req.method, requestHeaders: [] };
+    const r = { origin, method: req.header('access-control-request-method') || req.method, requestHeaders: [] };
     const rule = matchCorsRule(rules, r);
     if (!rule) {
       req.res.setHeader('Vary', CORS_VARY);
