@@ -1,6 +1,4 @@
 import { randomBytes } from 'crypto';
-import { existsSync, readdirSync, statSync } from 'fs';
-import { join } from 'path';
 import {
   CompleteMultipartUploadCommand,
   CopyObjectCommand,
@@ -15,19 +13,9 @@ import {
   UploadPartCommand,
 } from '@aws-sdk/client-s3';
 import { GatewayUnderTest, startGateway, waitFor } from '@ostore/testing';
-import { bodyBytes, bodyText, s3Error } from './s3-test-helpers';
+import { bodyBytes, bodyText, countFiles, s3Error } from './s3-test-helpers';
 
 const KiB = 1024;
-
-function countFiles(dir: string): number {
-  if (!existsSync(dir)) return 0;
-  let n = 0;
-  for (const entry of readdirSync(dir)) {
-    const p = join(dir, entry);
-    n += statSync(p).isDirectory() ? countFiles(p) : 1;
-  }
-  return n;
-}
 
 /** The HTTP status and S3 code a request fails with. */
 async function failure(p: Promise<unknown>): Promise<[number | undefined, string]> {
