@@ -1,5 +1,3 @@
-import { readdirSync, statSync, existsSync } from 'fs';
-import { join } from 'path';
 import http from 'http';
 import {
   CompleteMultipartUploadCommand,
@@ -16,19 +14,9 @@ import {
 import { SignatureV4 } from '@smithy/signature-v4';
 import { Sha256 } from '@aws-crypto/sha256-js';
 import { GatewayUnderTest, startGateway, waitFor } from '@ostore/testing';
-import { bodyBytes, s3Error } from './s3-test-helpers';
+import { bodyBytes, countFiles, s3Error } from './s3-test-helpers';
 
 const MiB = 1024 * 1024;
-
-function countFiles(dir: string): number {
-  if (!existsSync(dir)) return 0;
-  let n = 0;
-  for (const entry of readdirSync(dir)) {
-    const p = join(dir, entry);
-    n += statSync(p).isDirectory() ? countFiles(p) : 1;
-  }
-  return n;
-}
 
 /** Starts a signed PUT whose body trickles in, and resolves once `sentBytes` have been written (the request stays open). */
 async function startSlowPut(gw: GatewayUnderTest, path: string, totalBytes: number, sentBytes: number): Promise<http.ClientRequest> {

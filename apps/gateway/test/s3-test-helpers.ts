@@ -1,6 +1,8 @@
 import { SignatureV4 } from '@smithy/signature-v4';
 import { Sha256 } from '@aws-crypto/sha256-js';
 import { createHash } from 'crypto';
+import { existsSync, readdirSync, statSync } from 'fs';
+import { join } from 'path';
 import { S3ServiceException } from '@aws-sdk/client-s3';
 import type { Readable } from 'stream';
 import type { GatewayUnderTest } from '@ostore/testing';
@@ -14,6 +16,17 @@ export async function s3Error(p: Promise<unknown>): Promise<S3ServiceException> 
     throw e;
   }
   throw new Error('expected the request to fail');
+}
+
+/** The number of files under `dir` (a filesystem block store's blocks), 0 when it does not exist. */
+export function countFiles(dir: string): number {
+  if (!existsSync(dir)) return 0;
+  let n = 0;
+  for (const entry of readdirSync(dir)) {
+    const p = join(dir, entry);
+    n += statSync(p).isDirectory() ? countFiles(p) : 1;
+  }
+  return n;
 }
 
 export async function bodyText(body: unknown): Promise<string> {

@@ -308,7 +308,7 @@ export interface ObjectsService {
   /** The body (or a range or part of it); an encrypted version (`meta.sse`) needs its data key. */
   openBody(version: ObjectVersion, range?: ByteRange, partNumber?: number, dataKey?: Buffer): Promise<Readable>;
   delete(bucket: BucketRef, key: string, owner: Owner, versionId?: string): Promise<DeleteResult>;
-  /** Shares the source's blocks by reference; metadata COPY or REPLACE. */
+  /** Shares the source's blocks by reference; metadata COPY or REPLACE; `ifNoneMatch` ('*') / `ifMatch` make it conditional on the destination like PutObject. */
   copy(input: {
     source: CopySource;
     bucket: BucketRef;
@@ -317,6 +317,8 @@ export interface ObjectsService {
     metadataDirective: 'COPY' | 'REPLACE';
     meta: ObjectMeta;
     taggingDirective?: 'COPY' | 'REPLACE';
+    ifNoneMatch?: string;
+    ifMatch?: string;
   }): Promise<PutObjectResult & { lastModified: Date; sourceVersionId: string }>;
   list(input: ListObjectsInput): Promise<ListObjectsResult>;
   listVersions(input: ListVersionsInput): Promise<ListVersionsResult>;

@@ -63,6 +63,9 @@ export class CassandraObjectsService implements ObjectsService {
     validateObjectTags(input.meta.tags);
     if (input.ifNoneMatch !== undefined && input.ifNoneMatch.trim() !== '*')
       throw s3err('NotImplemented', 'If-None-Match on PUT only supports *');
+    const conditional = input.ifNoneMatch !== undefined || input.ifMatch !== undefined;
+    // a write whose condition already fails is refused before its body is stored
+    if (conditional) await this.store.precheckConditional(bucket, input.key, input.ifNoneMatch, input.ifMatch);
     // a quota bucket admits the declared size before the body is stored (QuotaExceeded)
     const ticket = await this.store.admitQuota(bucket, { bytes: input.size ?? 0, objects: 1 });
     let received: Awaited<ReturnType<VersionStore['receiveBody']>>;
@@ -73,7 +76,6 @@ export class CassandraObjectsService implements ObjectsService {
       throw e;
     }
     const { stored, digests, inline } = received;
-    const conditional = input.ifNoneMatch !== undefined || input.ifMatch !== undefined;
     let claim: { token: string } | undefined;
     try {
       await this.store.fitQuota(ticket, stored.size, []);
@@ -254,8 +256,14 @@ export class CassandraObjectsService implements ObjectsService {
     metadataDirective: 'COPY' | 'REPLACE';
     meta: ObjectMeta;
     taggingDirective?: 'COPY' | 'REPLACE';
+    ifNoneMatch?: string;
+    ifMatch?: string;
   }): Promise<PutObjectResult & { lastModified: Date; sourceVersionId: string }> {
     const dst = await this.target(input.bucket, input.key);
+    if (input.ifNoneMatch !== undefined && input.ifNoneMatch.trim() !== '*')
+      throw s3err('NotImplemented', 'If-None-Match on CopyObject only supports *');
+    const conditional = input.ifNoneMatch !== undefined || input.ifMatch !== undefined;
+    if (conditional) await this.store.precheckConditional(dst, input.key, input.ifNoneMatch, input.ifMatch);
     const sameBucket = input.source.bucket === dst.name;
     const srcBucket = sameBucket ? dst : await this.buckets.resolve(input.source.bucket);
     if (sameBucket && input.source.key === input.key && input.metadataDirective !== 'REPLACE' && input.meta.storageClass === undefined) {
@@ -285,7 +293,10 @@ export class CassandraObjectsService implements ObjectsService {
       };
       validateObjectTags(newMeta.tags);
       const ticket = await this.store.admitQuota(dst, { bytes: src.size, objects: 1 });
+      let claim: { token: string } | undefined;
       try {
+        // the destination's condition (If-None-Match / If-Match) is decided by the claim's compare-and-set
+        if (conditional) claim = await this.store.claimConditional(dst, input.key, input.ifNoneMatch, input.ifMatch);
         const row = await this.store.commit({
           bucket: dst,
           key: input.key,
@@ -317,6 +328,7 @@ export class CassandraObjectsService implements ObjectsService {
         throw e;
       } finally {
         ticket?.release();
+        if (claim) await this.store.releaseClaim(dst, input.key, claim);
       }
     }
   }

@@ -366,10 +366,21 @@ export class VersionStore extends VersionData {
   }
 
   /**
+   * The early, cheap half of a conditional write: If-None-Match: * / If-Match checked against the
+   * index row at the default consistency, before a body is stored, so a request that cannot win
+   * stores nothing. Not a decision: claimConditional checks again inside the compare-and-set.
+   */
+  async precheckConditional(bucket: BucketKey, key: string, ifNoneMatch: string | undefined, ifMatch: string | undefined): Promise<void> {
+    const { parent, name } = splitKey(key);
+    checkWriteCondition(key, (await this.ms.objects.get(bucket.bucketId, parent, name))?.entry.etag, ifNoneMatch, ifMatch);
+  }
+
+  /**
    * Checks If-None-Match: * / If-Match against the current object (a SERIAL read), then claims the
    * key with a Paxos round that succeeds only if the current object is still the one checked and
-   * no other conditional writer holds it: two conditional writes (PutObject, CompleteMultipartUpload) can never both win. Release with
-   * releaseClaim once the write is visible (or failed).
+   * no other conditional writer holds it: two conditional writes (PutObject, CopyObject,
+   * CompleteMultipartUpload) can never both win. Release with releaseClaim once the write is
+   * visible (or failed).
    */
   async claimConditional(
     bucket: BucketKey,
@@ -379,18 +390,7 @@ export class VersionStore extends VersionData {
   ): Promise<{ token: string }> {
     const { parent, name } = splitKey(key);
     const cur = await this.ms.objects.getSerial(bucket.bucketId, parent, name);
-    if (ifMatch !== undefined) {
-      if (!cur) throw noSuchKey(key);
-      const wanted = ifMatch.split(',').map((e) => normalizeEtag(e));
-      if (!wanted.includes('*') && !wanted.includes(normalizeEtag(cur.entry.etag)))
-        throw s3err('PreconditionFailed', 'At least one of the pre-conditions you specified did not hold', {
-          Condition: 'If-Match',
-        });
-    }
-    if (ifNoneMatch !== undefined && cur)
-      throw s3err('PreconditionFailed', 'At least one of the pre-conditions you specified did not hold', {
-        Condition: 'If-None-Match',
-      });
+    checkWriteCondition(key, cur?.entry.etag, ifNoneMatch, ifMatch);
     const token = randomUUID();
     const outcome = await this.ms.objects.claim(
       bucket.bucketId,
@@ -420,4 +420,16 @@ export class VersionStore extends VersionData {
       }),
     );
   }
+}
+
+/** S3's answer to a conditional write against the current object's ETag (undefined: no current object, or a delete marker). */
+function checkWriteCondition(key: string, currentEtag: string | undefined, ifNoneMatch: string | undefined, ifMatch: string | undefined): void {
+  if (ifMatch !== undefined) {
+    if (currentEtag === undefined) throw noSuchKey(key);
+    const wanted = ifMatch.split(',').map((e) => normalizeEtag(e));
+    if (!wanted.includes('*') && !wanted.includes(normalizeEtag(currentEtag)))
+      throw s3err('PreconditionFailed', 'At least one of the pre-conditions you specified did not hold', { Condition: 'If-Match' });
+  }
+  if (ifNoneMatch !== undefined && currentEtag !== undefined)
+    throw s3err('PreconditionFailed', 'At least one of the pre-conditions you specified did not hold', { Condition: 'If-None-Match' });
 }

@@ -31,6 +31,8 @@ export async function copyReencrypted(
     metadataDirective: 'COPY' | 'REPLACE';
     taggingDirective: 'COPY' | 'REPLACE';
     meta: ObjectMeta;
+    ifNoneMatch?: string;
+    ifMatch?: string;
   },
 ) {
   const { version, source, destination, meta } = input;
@@ -55,6 +57,8 @@ export async function copyReencrypted(
     meta: newMeta,
     ...(destination ? { encryption: { dataKey: destination.dataKey, etag: destination.etag } } : {}),
     checksumAlgorithms: version.partCount ? [] : (Object.keys(version.checksums) as (keyof ObjectVersion['checksums'])[]),
+    ifNoneMatch: input.ifNoneMatch,
+    ifMatch: input.ifMatch,
   });
   const stored = await objects.head(req.target, req.key!, result.versionId);
   return { ...result, lastModified: stored.lastModified, sourceVersionId: version.versionId };

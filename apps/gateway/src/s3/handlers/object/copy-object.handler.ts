@@ -64,6 +64,8 @@ export class CopyObjectHandler implements S3Handler {
       );
     }
     const directives = { metadataDirective, taggingDirective } as { metadataDirective: 'COPY' | 'REPLACE'; taggingDirective: 'COPY' | 'REPLACE' };
+    // conditional write on the destination (S3 since 2024): If-None-Match: * / If-Match, like PutObject
+    const conditions = { ifNoneMatch: req.header('if-none-match'), ifMatch: req.header('if-match') };
     const result = shared
       ? await this.objects.copy({
           source: { ...source, versionId: version.versionId },
@@ -71,9 +73,10 @@ export class CopyObjectHandler implements S3Handler {
           key: req.key!,
           owner: objectOwnerOf(req),
           ...directives,
+          ...conditions,
           meta,
         })
-      : await copyReencrypted(req, this.objects, { version, source: sourceEncryption, destination: encryption, ...directives, meta });
+      : await copyReencrypted(req, this.objects, { version, source: sourceEncryption, destination: encryption, ...directives, ...conditions, meta });
     const headers: Record<string, string> = { ...(encryption?.headers ?? (shared ? sourceEncryption.headers : {})) };
     const versionId = writtenVersionId(req.bucketInfo!.versioning, result.versionId);
     if (versionId) headers['x-amz-version-id'] = versionId;
