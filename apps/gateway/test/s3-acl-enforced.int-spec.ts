@@ -5,6 +5,7 @@ import {
   HeadObjectCommand,
   PutBucketAclCommand,
   PutBucketLifecycleConfigurationCommand,
+  PutBucketPolicyCommand,
   PutObjectAclCommand,
   PutObjectCommand,
   PutPublicAccessBlockCommand,
@@ -60,6 +61,19 @@ describe('BucketOwnerEnforced ACL equivalents, POST acl fields and x-amz-expirat
   it('accepts x-amz-grant-full-control naming the bucket owner alone', async () => {
     await owner.send(new PutObjectCommand({ Bucket, Key: 'granted', Body: 'x', GrantFullControl: `id="${ownerId}"` }));
     await owner.send(new PutObjectAclCommand({ Bucket, Key: 'granted', GrantFullControl: `id="${ownerId}"` }));
+  });
+
+  it("refuses x-amz-acl: private from another user the policy allows everything, on the bucket's ACL and on an object's", async () => {
+    const b = 'enforced-alt';
+    await owner.send(new CreateBucketCommand({ Bucket: b, ObjectOwnership: 'BucketOwnerEnforced' }));
+    const Policy = JSON.stringify({ Version: '2012-10-17', Statement: [{ Effect: 'Allow', Principal: { AWS: '*' }, Action: '*', Resource: [`arn:aws:s3:::${b}`, `arn:aws:s3:::${b}/*`] }] });
+    await owner.send(new PutBucketPolicyCommand({ Bucket: b, Policy }));
+    await carol.send(new PutObjectCommand({ Bucket: b, Key: 'c', Body: 'x' }));
+    for (const refused of [carol.send(new PutBucketAclCommand({ Bucket: b, ACL: 'private' })), carol.send(new PutObjectAclCommand({ Bucket: b, Key: 'c', ACL: 'private' }))]) {
+      const e = await s3Error(refused);
+      expect([e.name, e.$metadata.httpStatusCode]).toEqual(['AccessControlListNotSupported', 400]);
+    }
+    await owner.send(new PutBucketAclCommand({ Bucket: b, ACL: 'private' }));
   });
 
   describe('POST object acl field', () => {

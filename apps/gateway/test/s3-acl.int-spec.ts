@@ -77,6 +77,16 @@ describe('ACL grants (AccessControlPolicy bodies, x-amz-grant-* headers, grantee
     expect((await s3Error(carol.send(new ListObjectsV2Command({ Bucket: 'acl-body' })))).name).toBe('AccessDenied');
   });
 
+  it('GetBucketAcl lists group grants first, then user grants, a group grantee with URI and no ID or DisplayName', async () => {
+    await owner.send(new CreateBucketCommand({ Bucket: 'acl-order', ObjectOwnership: 'ObjectWriter', ACL: 'public-read-write' }));
+    const acl = await owner.send(new GetBucketAclCommand({ Bucket: 'acl-order' }));
+    expect(acl.Grants).toEqual([
+      { Grantee: { Type: 'Group', URI: ALL_USERS }, Permission: 'READ' },
+      { Grantee: { Type: 'Group', URI: ALL_USERS }, Permission: 'WRITE' },
+      { Grantee: { Type: 'CanonicalUser', ID: ownerId, DisplayName: acl.Owner!.DisplayName }, Permission: 'FULL_CONTROL' },
+    ]);
+  });
+
   it('x-amz-grant-* headers on PutObject grant by id and e-mail; GetObjectAcl lists them', async () => {
     await owner.send(new PutObjectCommand({ Bucket: 'acl-main', Key: 'shared', Body: 'for bob', GrantRead: 'emailAddress="bob@example.com"', GrantReadACP: 'id="carol"' }));
     expect(await bodyText((await bob.send(new GetObjectCommand({ Bucket: 'acl-main', Key: 'shared' }))).Body)).toBe('for bob');

@@ -12,6 +12,7 @@ import {
   PutObjectCommand,
   S3Client,
 } from '@aws-sdk/client-s3';
+import { createHmac } from 'crypto';
 import { GatewayUnderTest, startGateway } from '@ostore/testing';
 import { bodyText, createUser, s3Error } from './s3-test-helpers';
 
@@ -57,6 +58,7 @@ describe('bucket policies (AWS SDK v3 against a gateway process)', () => {
     ['an unknown principal form', policyOf(statement({ Principal: { AWS: 'arn:aws:iam::1:group/g' }, Action: 's3:GetObject', Resource: 'arn:aws:s3:::pol-bad/*' })), 'Invalid principal in policy'],
     ['a body that is no JSON object', '[1]', "Policies must be valid JSON and the first byte must be '{'"],
     ['an unknown action', policyOf(statement({ Principal: '*', Action: 's3:Fly', Resource: 'arn:aws:s3:::pol-bad/*' })), 'Policy has invalid action'],
+    ['Allow with NotPrincipal', policyOf(statement({ NotPrincipal: { AWS: 'arn:aws:iam::s3tenant1:root' }, Action: 's3:ListBucket', Resource: 'arn:aws:s3:::pol-bad' })), 'Invalid policy syntax: NotPrincipal with Effect Allow is not supported'],
     ['more than 20 KB', JSON.stringify({ Id: 'x'.repeat(21_000), Statement: [statement({ Principal: '*', Action: 's3:GetObject', Resource: 'arn:aws:s3:::pol-bad/*' })] }), 'Policies must be no more than 20 KB'],
   ])('refuses %s with MalformedPolicy and the reason', async (_what, doc, reason) => {
     await owner.send(new CreateBucketCommand({ Bucket: 'pol-bad' })).catch(() => undefined);
@@ -144,6 +146,22 @@ describe('bucket policies (AWS SDK v3 against a gateway process)', () => {
     expect([err.name, err.message]).toEqual(['MalformedPolicy', 'Policy has an invalid condition key']);
     await owner.send(new PutObjectCommand({ Bucket: b, Key: 'k', Body: 'k' }));
     await put(b, policyOf({ Effect: 'Deny', Principal: '*', Action: 's3:*', Resource: `arn:aws:s3:::${b}/*`, Condition: { Bool: { 'aws:SecureTransport': 'false' } } }));
+    expect((await s3Error(owner.send(new GetObjectCommand({ Bucket: b, Key: 'k' })))).name).toBe('AccessDenied');
+  });
+
+  it('gives SigV2 requests s3:signatureversion AWS and SigV4 ones AWS4-HMAC-SHA256', async () => {
+    const b = await bucket('pol-sigv');
+    await owner.send(new PutObjectCommand({ Bucket: b, Key: 'k', Body: 'k' }));
+    await put(b, policyOf({ Effect: 'Deny', Principal: '*', Action: 's3:GetObject', Resource: `arn:aws:s3:::${b}/*`, Condition: { StringEquals: { 's3:signatureversion': 'AWS' } } }));
+    expect(await bodyText((await owner.send(new GetObjectCommand({ Bucket: b, Key: 'k' }))).Body)).toBe('k');
+    const v2Get = (key: string) => {
+      const date = new Date().toUTCString();
+      const sig = createHmac('sha1', gw.credentials.secretAccessKey).update(`GET\n\n\n${date}\n/${b}/${key}`).digest('base64');
+      return fetch(`${gw.endpoint}/${b}/${key}`, { headers: { Date: date, Authorization: `AWS ${gw.credentials.accessKeyId}:${sig}` } });
+    };
+    expect((await v2Get('k')).status).toBe(403);
+    await put(b, policyOf({ Effect: 'Deny', Principal: '*', Action: 's3:GetObject', Resource: `arn:aws:s3:::${b}/*`, Condition: { StringEquals: { 's3:signatureversion': 'AWS4-HMAC-SHA256' } } }));
+    expect((await v2Get('k')).status).toBe(200);
     expect((await s3Error(owner.send(new GetObjectCommand({ Bucket: b, Key: 'k' })))).name).toBe('AccessDenied');
   });
 });

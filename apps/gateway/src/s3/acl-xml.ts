@@ -9,11 +9,21 @@ function granteeXml(g: AclGrant['grantee']): XmlObject {
   return { '@xmlns:xsi': XSI, '@xsi:type': 'CanonicalUser', ID: g.id, ...(g.displayName !== undefined ? { DisplayName: g.displayName } : {}) };
 }
 
+/**
+ * The grants in the order GetBucketAcl / GetObjectAcl list them: group grants first, then user
+ * grants, each kind in the order granted. AWS documents no order; this is the order Ceph RGW
+ * answers in, which clients written against it (ceph/s3-tests' `check_grants`, and any that read
+ * `Grants[n]`) rely on.
+ */
+export function listedGrantOrder(grants: readonly AclGrant[]): AclGrant[] {
+  return [...grants.filter((g) => g.grantee.type === 'Group'), ...grants.filter((g) => g.grantee.type !== 'Group')];
+}
+
 /** The AccessControlPolicy document of GetBucketAcl / GetObjectAcl: the owner (id and display name) and every grant. */
 export function aclPolicyXml(owner: Owner, grants: readonly AclGrant[]): string {
   return toXml('AccessControlPolicy', {
     Owner: { ID: owner.id, DisplayName: owner.displayName },
-    AccessControlList: { Grant: grants.map((g) => ({ Grantee: granteeXml(g.grantee), Permission: g.permission })) },
+    AccessControlList: { Grant: listedGrantOrder(grants).map((g) => ({ Grantee: granteeXml(g.grantee), Permission: g.permission })) },
   });
 }
 

@@ -50,8 +50,10 @@ export function policyContext(req: S3Request, now: Date, existingTags?: Record<s
     set('aws:principaltype', 'Account');
     const at = signedAt(req);
     if (at !== undefined) set('s3:signatureage', String(Math.max(0, now.getTime() - at)));
-    set('s3:authtype', req.has('X-Amz-Signature') ? 'REST-QUERY-STRING' : 'REST-HEADER');
-    set('s3:signatureversion', 'AWS4-HMAC-SHA256');
+    // SigV2 is `AWS`, SigV4 `AWS4-HMAC-SHA256` (https://docs.aws.amazon.com/AmazonS3/latest/API/bucket-policy-s3-sigv4-conditions.html)
+    const v2 = /^AWS /.test(req.header('authorization') ?? '') || req.has('AWSAccessKeyId');
+    set('s3:authtype', req.has('X-Amz-Signature') || req.has('Signature') ? 'REST-QUERY-STRING' : 'REST-HEADER');
+    set('s3:signatureversion', v2 ? 'AWS' : 'AWS4-HMAC-SHA256');
   }
   if (LIST_OPERATIONS.has(req.operation)) {
     set('s3:prefix', req.query('prefix') ?? '');

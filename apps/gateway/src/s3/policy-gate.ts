@@ -38,13 +38,13 @@ export function setsPublicAcl(req: S3Request): boolean {
 
 /**
  * Whether a canned ACL is one BucketOwnerEnforced refuses: any but `bucket-owner-full-control`, and
- * `private` from the bucket owner or on the bucket's own ACL. Under BucketOwnerEnforced the bucket
- * owner owns every object, so `private` sent by the bucket owner is an equivalent form of
- * bucket-owner-full-control, which AWS accepts (rclone and s3cmd send it on every PUT by default);
- * from another user it would grant that writer, and is refused.
+ * `private` from the bucket owner. Under BucketOwnerEnforced the bucket owner owns every object, so
+ * `private` sent by the bucket owner is an equivalent form of bucket-owner-full-control, which AWS
+ * accepts (rclone and s3cmd send it on every PUT by default); from another user, on an object or on
+ * the bucket's own ACL, it is refused (ceph/s3-tests' `_test_object_ownership_bucket_owner_enforced`).
  */
-export function refusedUnderEnforced(canned: string, isBucketOwner: boolean, operation: string): boolean {
-  return !(canned === 'bucket-owner-full-control' || (canned === 'private' && (isBucketOwner || operation === 'PutBucketAcl')));
+export function refusedUnderEnforced(canned: string, isBucketOwner: boolean): boolean {
+  return !(canned === 'bucket-owner-full-control' || (canned === 'private' && isBucketOwner));
 }
 
 /**
@@ -54,7 +54,7 @@ export function refusedUnderEnforced(canned: string, isBucketOwner: boolean, ope
  */
 export function setsAcl(req: S3Request, bucketOwnerId: string, isBucketOwner: boolean): boolean {
   const canned = req.header('x-amz-acl');
-  if (canned !== undefined && refusedUnderEnforced(canned, isBucketOwner, req.operation)) return true;
+  if (canned !== undefined && refusedUnderEnforced(canned, isBucketOwner)) return true;
   if (!GRANT_HEADERS.some((h) => req.header(h) !== undefined)) return false;
   const grants = parseGrantHeaders((name) => req.header(name));
   return !grants || !grantsOnlyOwnerFullControl(grants, bucketOwnerId);
@@ -66,7 +66,7 @@ export function setsAcl(req: S3Request, bucketOwnerId: string, isBucketOwner: bo
  * AccessDenied for a public one under BlockPublicAcls.
  */
 export function checkFormAcl(bucket: Bucket, canned: string, callerId: string | undefined): void {
-  if (bucket.objectOwnership === 'BucketOwnerEnforced' && refusedUnderEnforced(canned, callerId === bucket.owner.id, 'PostObject'))
+  if (bucket.objectOwnership === 'BucketOwnerEnforced' && refusedUnderEnforced(canned, callerId === bucket.owner.id))
     throw new S3Error('AccessControlListNotSupported', 'The bucket does not allow ACLs');
   if (PUBLIC_CANNED.has(canned) && decodePublicAccessBlock(bucket.publicAccessBlock)?.blockPublicAcls) throw denied();
 }

@@ -35,6 +35,7 @@ describe(parseBucketPolicy.name, () => {
     ['an unknown operator', doc([{ ...ok, Condition: { StringEqualz: { 'aws:userid': 'a' } } }]), 'Invalid Condition type : StringEqualz'],
     ['an unknown condition key', doc([{ ...ok, Condition: { StringEquals: { 'foo:bar': 'a' } } }]), 'Policy has an invalid condition key'],
     ['duplicate Sids', doc([{ ...ok, Sid: 'a' }, { ...ok, Sid: 'a' }]), 'Statement IDs (SID) in a single policy must be unique'],
+    ['NotPrincipal with Allow', doc([{ Effect: 'Allow', NotPrincipal: { AWS: 'alice' }, Action: 's3:GetObject', Resource: 'arn:aws:s3:::bkt/*' }]), 'Invalid policy syntax: NotPrincipal with Effect Allow is not supported'],
     ['an unknown statement field', doc([{ ...ok, Effects: 'Allow' }]), 'Unknown field Effects'],
   ])('refuses %s', (_what, text, message) => expect(reason(text)).toBe(message));
 
@@ -54,7 +55,7 @@ describe(isPolicyPublic.name, () => {
     ['an allow to {"AWS": "*"}', [{ ...ok, Principal: { AWS: '*' } }], true],
     ['a deny to *', [{ ...ok, Effect: 'Deny' }], false],
     ['an allow to a named user', [{ ...ok, Principal: { AWS: 'alice' } }], false],
-    ['an allow through NotPrincipal', [{ Effect: 'Allow', NotPrincipal: { AWS: 'alice' }, Action: 's3:GetObject', Resource: 'arn:aws:s3:::bkt/*' }], true],
+    ['a deny through NotPrincipal', [{ Effect: 'Deny', NotPrincipal: { AWS: 'alice' }, Action: 's3:GetObject', Resource: 'arn:aws:s3:::bkt/*' }], false],
     ['an allow fixed to a /24', [{ ...ok, Condition: { IpAddress: { 'aws:SourceIp': '10.1.2.0/24' } } }], false],
     ['an allow to a /0', [{ ...ok, Condition: { IpAddress: { 'aws:SourceIp': '0.0.0.0/0' } } }], true],
     ['an allow fixed to an account', [{ ...ok, Condition: { StringEquals: { 'aws:SourceAccount': '123' } } }], false],

@@ -73,6 +73,9 @@ function statement(raw: unknown, bucket: string): PolicyStatement {
   if (s['Effect'] !== 'Allow' && s['Effect'] !== 'Deny') fail(`Invalid effect: ${String(s['Effect'])}`);
   if (s['Sid'] !== undefined && typeof s['Sid'] !== 'string') fail('Policy has invalid Sid');
   oneOf(s, 'Principal', 'NotPrincipal');
+  // "NotPrincipal must be used with "Effect":"Deny". Using it with "Effect":"Allow" is not supported."
+  // (https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_elements_notprincipal.html)
+  if (s['Effect'] === 'Allow' && 'NotPrincipal' in s) fail('Invalid policy syntax: NotPrincipal with Effect Allow is not supported');
   oneOf(s, 'Action', 'NotAction');
   oneOf(s, 'Resource', 'NotResource');
   return {
@@ -92,7 +95,7 @@ function statement(raw: unknown, bucket: string): PolicyStatement {
  * Parses and validates a bucket policy for `bucket` as S3 does on PutBucketPolicy, throwing
  * MalformedPolicyError with AWS's reason: JSON whose first byte is `{`, at most 20 KB, a known
  * Version, a non-empty Statement whose Sids are unique, each statement with Effect, one of
- * Principal/NotPrincipal, Action/NotAction (S3 actions, wildcards allowed) and
+ * Principal/NotPrincipal (NotPrincipal only with Deny), Action/NotAction (S3 actions, wildcards allowed) and
  * Resource/NotResource (ARNs of this bucket or keys in it), and conditions with IAM's operators
  * on known keys (https://docs.aws.amazon.com/AmazonS3/latest/userguide/bucket-policies.html).
  */

@@ -2,6 +2,7 @@ import { createHmac, timingSafeEqual } from 'crypto';
 import { S3Error } from './errors';
 import { headerValue } from './headers';
 import type { SigV4Request } from './sigv4-types';
+import { signedHeaderText } from './header-text';
 
 /**
  * AWS Signature Version 2 for S3 (the "Signing and Authenticating REST Requests" rules): the
@@ -89,7 +90,7 @@ export function canonicalizedAmzHeadersV2(req: SigV4Request): string {
   return names
     .map((n) => {
       const raw = req.headers[n]!;
-      const values = (Array.isArray(raw) ? raw : [raw]).map((v) => v.replace(/\s*\r?\n\s*/g, ' ').trim());
+      const values = (Array.isArray(raw) ? raw : [raw]).map((v) => signedHeaderText(v).replace(/\s*\r?\n\s*/g, ' ').trim());
       return `${n}:${values.join(',')}\n`;
     })
     .join('');

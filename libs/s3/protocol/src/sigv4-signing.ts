@@ -1,4 +1,5 @@
 import { createHash, createHmac, timingSafeEqual } from 'crypto';
+import { signedHeaderText } from './header-text';
 import type { ParsedSigV4, SigV4Request } from './sigv4-types';
 
 const AMZ_DATE = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/;
@@ -39,10 +40,10 @@ export function canonicalQueryString(query: [string, string][], presigned: boole
     .join('&');
 }
 
-/** Trimmed, inner whitespace runs collapsed to one space; repeated headers joined by `,`. */
+/** Trimmed, inner whitespace runs collapsed to one space; repeated headers joined by `,`; UTF-8 bytes read as UTF-8 (signedHeaderText). */
 function canonicalHeaderValue(value: string | string[] | undefined): string {
   const values = value === undefined ? [''] : Array.isArray(value) ? value : [value];
-  return values.map((v) => v.trim().replace(/\s+/g, ' ')).join(',');
+  return values.map((v) => signedHeaderText(v).trim().replace(/\s+/g, ' ')).join(',');
 }
 
 /**

@@ -535,6 +535,15 @@ describe(verifySigV4.name, () => {
       ).not.toThrow();
     });
 
+    it('verifies non-ASCII metadata sent as UTF-8 bytes, which Node hands over decoded as Latin-1', async () => {
+      const signed = await smithySigned({ method: 'PUT', body: 'bar', headers: { 'x-amz-meta-meta1': 'Hello World\u00e9 日本' } });
+      const asNodeReadsIt = Buffer.from(signed.headers['x-amz-meta-meta1'] as string, 'utf8').toString('latin1');
+      expect(() => verify({ ...signed, headers: { ...signed.headers, 'x-amz-meta-meta1': asNodeReadsIt } })).not.toThrow();
+      // a Latin-1 byte that is no UTF-8 is kept as the character it stands for
+      const latin = await smithySigned({ headers: { 'x-amz-meta-l': 'caf\u00e9' } });
+      expect(() => verify(latin)).not.toThrow();
+    });
+
     describe('tampering with any signed part fails', () => {
       let original: SigV4Request;
       beforeAll(async () => {
