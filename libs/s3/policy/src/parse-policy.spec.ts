@@ -46,6 +46,12 @@ describe(parseBucketPolicy.name, () => {
     ['a single statement object and the 2008 version', JSON.stringify({ Version: '2008-10-17', Statement: ok })],
     ['conditions with qualifiers and numbers', doc([{ ...ok, Condition: { 'ForAnyValue:StringLikeIfExists': { 's3:RequestObjectTagKeys': 'a*' }, NumericLessThan: { 's3:max-keys': 10 }, Bool: { 'aws:SecureTransport': true } } }])],
   ])('accepts %s', (_what, text) => expect(reason(text)).toBe('accepted'));
+
+  it('still reads a stored policy that PUT would now refuse (Allow with NotPrincipal), so its bucket stays usable', () => {
+    const legacy = doc([{ Effect: 'Allow', NotPrincipal: { AWS: 'alice' }, Action: 's3:GetObject', Resource: 'arn:aws:s3:::bkt/*' }]);
+    expect(() => parseBucketPolicy(legacy, 'bkt')).toThrow(MalformedPolicyError);
+    expect(parseBucketPolicy(legacy, 'bkt', { stored: true }).statements[0].effect).toBe('Allow');
+  });
 });
 
 describe(isPolicyPublic.name, () => {

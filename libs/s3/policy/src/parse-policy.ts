@@ -64,7 +64,7 @@ function oneOf(s: Record<string, unknown>, a: string, b: string): void {
   if (!(a in s) && !(b in s)) fail(`Missing required field ${a}`);
 }
 
-function statement(raw: unknown, bucket: string): PolicyStatement {
+function statement(raw: unknown, bucket: string, onPut: boolean): PolicyStatement {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return fail('Policy has invalid statement');
   const s = raw as Record<string, unknown>;
   const unknown = Object.keys(s).find((k) => !STATEMENT_KEYS.has(k));
@@ -74,8 +74,9 @@ function statement(raw: unknown, bucket: string): PolicyStatement {
   if (s['Sid'] !== undefined && typeof s['Sid'] !== 'string') fail('Policy has invalid Sid');
   oneOf(s, 'Principal', 'NotPrincipal');
   // "NotPrincipal must be used with "Effect":"Deny". Using it with "Effect":"Allow" is not supported."
-  // (https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_elements_notprincipal.html)
-  if (s['Effect'] === 'Allow' && 'NotPrincipal' in s) fail('Invalid policy syntax: NotPrincipal with Effect Allow is not supported');
+  // (https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_elements_notprincipal.html).
+  // Refused on PUT only: a policy stored before this rule still reads and evaluates as it did.
+  if (onPut && s['Effect'] === 'Allow' && 'NotPrincipal' in s) fail('Invalid policy syntax: NotPrincipal with Effect Allow is not supported');
   oneOf(s, 'Action', 'NotAction');
   oneOf(s, 'Resource', 'NotResource');
   return {
@@ -98,8 +99,10 @@ function statement(raw: unknown, bucket: string): PolicyStatement {
  * Principal/NotPrincipal (NotPrincipal only with Deny), Action/NotAction (S3 actions, wildcards allowed) and
  * Resource/NotResource (ARNs of this bucket or keys in it), and conditions with IAM's operators
  * on known keys (https://docs.aws.amazon.com/AmazonS3/latest/userguide/bucket-policies.html).
+ * `stored` reads a document a bucket already holds: rules added after it was accepted (Allow with
+ * NotPrincipal) do not make it unreadable.
  */
-export function parseBucketPolicy(document: string, bucket: string): BucketPolicy {
+export function parseBucketPolicy(document: string, bucket: string, { stored = false }: { stored?: boolean } = {}): BucketPolicy {
   if (Buffer.byteLength(document, 'utf8') > MAX_POLICY_BYTES) fail('Policies must be no more than 20 KB');
   if (!document.startsWith('{')) fail("Policies must be valid JSON and the first byte must be '{'");
   let json: unknown;
@@ -117,7 +120,7 @@ export function parseBucketPolicy(document: string, bucket: string): BucketPolic
   if (p['Statement'] === undefined) fail('Missing required field Statement');
   const raw = Array.isArray(p['Statement']) ? p['Statement'] : [p['Statement']];
   if (raw.length === 0) fail('Could not parse the policy: Statement is empty!');
-  const statements = raw.map((s) => statement(s, bucket));
+  const statements = raw.map((s) => statement(s, bucket, !stored));
   const sids = statements.map((s) => s.sid).filter((s): s is string => s !== undefined);
   if (new Set(sids).size !== sids.length) fail('Statement IDs (SID) in a single policy must be unique');
   return { version: (p['Version'] as string | undefined) ?? '2008-10-17', id: p['Id'] as string | undefined, statements, document };

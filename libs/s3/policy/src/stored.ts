@@ -11,7 +11,7 @@ const parsed = new Map<string, BucketPolicy>();
 export function storedBucketPolicy(document: string, bucket: string): BucketPolicy {
   let policy = parsed.get(bucket);
   if (!policy || policy.document !== document) {
-    policy = parseBucketPolicy(document, bucket);
+    policy = parseBucketPolicy(document, bucket, { stored: true });
     if (parsed.size >= 10_000) parsed.clear();
     parsed.set(bucket, policy);
   }
