@@ -3,6 +3,7 @@ import {
   CopyObjectCommand,
   CreateBucketCommand,
   CreateMultipartUploadCommand,
+  DeleteObjectCommand,
   GetBucketAclCommand,
   GetObjectAclCommand,
   GetObjectCommand,
@@ -106,6 +107,24 @@ describe('ACL grants (AccessControlPolicy bodies, x-amz-grant-* headers, grantee
     expect(pairs((await bob.send(new GetObjectAclCommand({ Bucket: 'acl-main', Key: 'delegated' }))).Grants)).toEqual(['bob@example.com:Bob:FULL_CONTROL']);
     // carol's WRITE_ACP was replaced with the rest of the list
     expect((await s3Error(carol.send(new PutObjectAclCommand({ Bucket: 'acl-main', Key: 'delegated', ACL: 'private' })))).name).toBe('AccessDenied');
+  });
+
+  it("with ACLs enabled the bucket owner does not read another user's object or its ACL without a grant, and may still delete it", async () => {
+    await owner.send(new CreateBucketCommand({ Bucket: 'acl-foreign', ObjectOwnership: 'ObjectWriter', GrantWrite: 'id="bob@example.com"' }));
+    await bob.send(new PutObjectCommand({ Bucket: 'acl-foreign', Key: 'bobs', Body: 'b' }));
+    expect((await s3Error(owner.send(new GetObjectCommand({ Bucket: 'acl-foreign', Key: 'bobs' })))).name).toBe('AccessDenied');
+    expect((await s3Error(owner.send(new GetObjectAclCommand({ Bucket: 'acl-foreign', Key: 'bobs' })))).name).toBe('AccessDenied');
+    expect((await s3Error(owner.send(new PutObjectAclCommand({ Bucket: 'acl-foreign', Key: 'bobs', ACL: 'public-read' })))).name).toBe('AccessDenied');
+    expect(await bodyText((await bob.send(new GetObjectCommand({ Bucket: 'acl-foreign', Key: 'bobs' }))).Body)).toBe('b');
+    // bucket-owner-read grants the bucket owner READ (not READ_ACP); bucket-owner-full-control everything
+    await bob.send(new PutObjectCommand({ Bucket: 'acl-foreign', Key: 'shared', Body: 's', ACL: 'bucket-owner-read' }));
+    expect(await bodyText((await owner.send(new GetObjectCommand({ Bucket: 'acl-foreign', Key: 'shared' }))).Body)).toBe('s');
+    expect((await s3Error(owner.send(new GetObjectAclCommand({ Bucket: 'acl-foreign', Key: 'shared' })))).name).toBe('AccessDenied');
+    await bob.send(new PutObjectCommand({ Bucket: 'acl-foreign', Key: 'given', Body: 'g', ACL: 'bucket-owner-full-control' }));
+    expect((await owner.send(new GetObjectAclCommand({ Bucket: 'acl-foreign', Key: 'given' }))).Owner?.ID).toBe('bob@example.com');
+    await owner.send(new DeleteObjectCommand({ Bucket: 'acl-foreign', Key: 'bobs' }));
+    // gone: the owner, who may list, is told so (bob, who may not, would get AccessDenied either way)
+    expect((await s3Error(owner.send(new GetObjectCommand({ Bucket: 'acl-foreign', Key: 'bobs' })))).name).toBe('NoSuchKey');
   });
 
   it('READ_ACP / WRITE_ACP / WRITE on a bucket: reading and replacing its ACL, writing objects', async () => {

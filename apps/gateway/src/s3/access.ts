@@ -76,13 +76,18 @@ export class AccessControl {
 
   /**
    * For object reads (READ) and object ACL reads and writes (READ_ACP, WRITE_ACP): the bucket
-   * policy, the owner of the bucket or object, or an object ACL grant (as far as `req.aclMode` counts it).
+   * policy, the object's owner, the bucket owner under BucketOwnerEnforced (who then owns every
+   * object), or an object ACL grant (as far as `req.aclMode` counts it). As on S3, the owner of a
+   * bucket with ACLs enabled does not read another user's object, or its ACL, without a grant
+   * (bucket-owner-read / bucket-owner-full-control give one); deleting it stays a bucket write.
    */
   isObjectAllowed(req: S3Request, objectOwnerId: string, acl: StoredAcl | undefined, permission: AclPermission = 'READ'): boolean {
     if (req.accessGranted) return true;
     const user = req.owner?.id;
-    const bucketOwner = req.bucketInfo?.owner;
-    if (user !== undefined && (user === bucketOwner?.id || user === objectOwnerId)) return true;
+    const bucket = req.bucketInfo;
+    const bucketOwns = bucket?.objectOwnership === 'BucketOwnerEnforced' && user === bucket.owner.id;
+    if (user !== undefined && (user === objectOwnerId || bucketOwns)) return true;
+    const bucketOwner = bucket?.owner;
     return aclGrantsPermission(decodeAcl(acl, { id: objectOwnerId }, bucketOwner), permission, { userId: user }, req.aclMode);
   }
 
