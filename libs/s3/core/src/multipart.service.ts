@@ -7,6 +7,7 @@ import type {
   BodyVerifier,
   BucketRef,
   ChecksumAlgorithm,
+  ChecksumType,
   CompleteUploadInput,
   MultipartService,
   ObjectMeta,
@@ -25,6 +26,7 @@ import { folderRowsOf, splitKey, validateKey } from './keys';
 import { uploadsSource } from './listing/sources';
 import { takePage, TreeWalker } from './listing/tree-walker';
 import { MultipartCompletion, partRef } from './multipart-completion';
+import { uploadChecksumType } from './object-checksum';
 import { listPageSize } from './object-listings';
 import { copyPartOnce, PartFacts, partSealOf } from './part-copier';
 import { validateObjectTags } from './objects.service';
@@ -72,6 +74,7 @@ export class CassandraMultipartService implements MultipartService {
       storageClass: row.storageClass,
       meta: { ...meta, userMeta: meta.userMeta ?? {} },
       checksumAlgorithm: row.checksumAlgorithm as ChecksumAlgorithm | undefined,
+      checksumType: uploadChecksumType(row),
     };
   }
 
@@ -81,6 +84,7 @@ export class CassandraMultipartService implements MultipartService {
     owner: Owner;
     meta: ObjectMeta;
     checksumAlgorithm?: ChecksumAlgorithm;
+    checksumType?: ChecksumType;
   }): Promise<Upload> {
     const bucket = await this.target(input.bucket, input.key);
     validateObjectTags(input.meta.tags);
@@ -97,6 +101,7 @@ export class CassandraMultipartService implements MultipartService {
       storageClass: input.meta.storageClass ?? 'STANDARD',
       meta: JSON.stringify(input.meta),
       checksumAlgorithm: input.checksumAlgorithm,
+      checksumType: input.checksumAlgorithm ? input.checksumType : undefined,
       completed: false,
     };
     await this.ms.uploadFolders.ensure(bucket.bucketId, folderRowsOf(input.key), row.initiated);
