@@ -7,11 +7,9 @@ import type {
   BodyVerifier,
   BucketRef,
   ChecksumAlgorithm,
-  ChecksumType,
   CompleteUploadInput,
   MultipartService,
   ObjectMeta,
-  Owner,
   Part,
   PartEncryptionOf,
   PutObjectResult,
@@ -78,14 +76,7 @@ export class CassandraMultipartService implements MultipartService {
     };
   }
 
-  async create(input: {
-    bucket: BucketRef;
-    key: string;
-    owner: Owner;
-    meta: ObjectMeta;
-    checksumAlgorithm?: ChecksumAlgorithm;
-    checksumType?: ChecksumType;
-  }): Promise<Upload> {
+  async create(input: Parameters<MultipartService['create']>[0]): Promise<Upload> {
     const bucket = await this.target(input.bucket, input.key);
     validateObjectTags(input.meta.tags);
     const { parent, name } = splitKey(input.key);
