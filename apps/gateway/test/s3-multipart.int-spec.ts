@@ -12,9 +12,11 @@ import {
   PutObjectCommand,
   S3Client,
   UploadPartCommand,
+  UploadPartCommandOutput,
   UploadPartCopyCommand,
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
+import { checksumOf } from '@ostore/s3/protocol';
 import { GatewayUnderTest, startGateway } from '@ostore/testing';
 import { bodyBytes, s3Error } from './s3-test-helpers';
 
@@ -138,22 +140,26 @@ describe('multipart uploads through the AWS SDK v3', () => {
     const done = await s3.send(new CompleteMultipartUploadCommand({ Bucket, Key, UploadId, MultipartUpload: { Parts }, ChecksumSHA256: composite }));
     expect(done.ChecksumSHA256).toBe(composite);
 
-    // a CRC may be a FULL_OBJECT checksum (chosen at create, as current SDKs and the CLI do): never refused
+    // a FULL_OBJECT CRC (chosen at create, as current SDKs and the CLI do) is the CRC of the whole body
     const crcKey = 'mp/full-object-crc';
     const crcUpload = await s3.send(new CreateMultipartUploadCommand({ Bucket, Key: crcKey, ChecksumAlgorithm: 'CRC32', ChecksumType: 'FULL_OBJECT' }));
     const parts = [pattern(5 * MiB, 6), pattern(1024, 7)];
-    const uploaded = [];
+    const uploaded: UploadPartCommandOutput[] = [];
     for (const [i, Body] of parts.entries())
       uploaded.push(await s3.send(new UploadPartCommand({ Bucket, Key: crcKey, UploadId: crcUpload.UploadId, PartNumber: i + 1, Body, ChecksumAlgorithm: 'CRC32' })));
-    await s3.send(
-      new CompleteMultipartUploadCommand({
-        Bucket,
-        Key: crcKey,
-        UploadId: crcUpload.UploadId,
-        ChecksumCRC32: 'AAAAAA==',
-        MultipartUpload: { Parts: uploaded.map((u, i) => ({ ETag: u.ETag, PartNumber: i + 1, ChecksumCRC32: u.ChecksumCRC32 })) },
-      }),
-    );
+    const complete = (ChecksumCRC32: string) =>
+      s3.send(
+        new CompleteMultipartUploadCommand({
+          Bucket,
+          Key: crcKey,
+          UploadId: crcUpload.UploadId,
+          ChecksumCRC32,
+          MultipartUpload: { Parts: uploaded.map((u, i) => ({ ETag: u.ETag, PartNumber: i + 1, ChecksumCRC32: u.ChecksumCRC32 })) },
+        }),
+      );
+    expect((await s3Error(complete('AAAAAA=='))).name).toBe('BadDigest');
+    const whole = checksumOf('CRC32', Buffer.concat(parts));
+    expect((await complete(whole)).ChecksumCRC32).toBe(whole);
     expect((await s3.send(new HeadObjectCommand({ Bucket, Key: crcKey }))).ContentLength).toBe(5 * MiB + 1024);
   });
 

@@ -1,4 +1,5 @@
 import { S3Error, httpDate, parseContentMd5, parseTaggingHeader, userMetadataFromHeaders, validateStorageClass } from '@ostore/s3/protocol';
+import { checksumTypeOf } from '@ostore/s3/core';
 import type { CannedAcl, ChecksumAlgorithm, ObjectMeta, ObjectVersion, Owner, Versioning } from '@ostore/s3/core';
 import { expirationHeader } from './object-expiration';
 import type { S3Request } from './s3-request';
@@ -93,10 +94,28 @@ export function versionHeaders(req: S3Request, v: ObjectVersion, versioned: bool
   for (const [k, val] of Object.entries(v.meta.userMeta)) h[`x-amz-meta-${k}`] = val;
   // Whole-object checksums only describe whole-object responses: none for ranges and parts.
   const partial = req.header('range') !== undefined || req.query('partNumber') !== undefined;
-  if (req.header('x-amz-checksum-mode')?.toUpperCase() === 'ENABLED' && !partial) {
-    for (const [alg, val] of Object.entries(v.checksums)) h[`x-amz-checksum-${alg.toLowerCase()}`] = val;
+  if (checksumModeEnabled(req) && !partial) {
+    for (const [alg, val] of Object.entries(v.checksums)) {
+      h[`x-amz-checksum-${alg.toLowerCase()}`] = val;
+      h['x-amz-checksum-type'] = checksumTypeOf(val);
+    }
   }
   return h;
+}
+
+/** x-amz-checksum-mode: ENABLED (GET and HEAD answer with the stored checksums only then). */
+export function checksumModeEnabled(req: S3Request): boolean {
+  return req.header('x-amz-checksum-mode')?.toUpperCase() === 'ENABLED';
+}
+
+/**
+ * The checksum headers of a `?partNumber=` GET of a multipart object: the part's own checksum (of
+ * the upload's algorithm) with the object's checksum type, as S3 answers in checksum mode.
+ */
+export function partChecksumHeaders(req: S3Request, v: ObjectVersion, partChecksum: string | undefined): Record<string, string> {
+  const [entry] = Object.entries(v.checksums);
+  if (!checksumModeEnabled(req) || !entry || partChecksum === undefined || !v.partCount) return {};
+  return { [`x-amz-checksum-${entry[0].toLowerCase()}`]: partChecksum, 'x-amz-checksum-type': checksumTypeOf(entry[1]) };
 }
 
 /** Requested checksum algorithms: from x-amz-checksum-*, x-amz-sdk-checksum-algorithm or x-amz-trailer. */

@@ -15,6 +15,8 @@ export interface UploadRow {
   /** The object metadata to give the completed version (serialized by the caller). */
   meta: string;
   checksumAlgorithm?: string;
+  /** COMPOSITE or FULL_OBJECT (x-amz-checksum-type, migration 023); undefined without an algorithm. */
+  checksumType?: string;
   /** Set once by the first CompleteMultipartUpload (LWT): the vid the object gets. */
   completingVid?: string;
   /** The plan that completion committed to (serialized by the caller). */
@@ -36,7 +38,7 @@ export interface PartRow {
 }
 
 const UPLOAD_COLUMNS =
-  'bucket_id, parent, name, upload_id, initiated, owner_id, owner_name, storage_class, meta, checksum_algorithm, completing_vid, completing_parts, completed';
+  'bucket_id, parent, name, upload_id, initiated, owner_id, owner_name, storage_class, meta, checksum_algorithm, completing_vid, completing_parts, completed, checksum_type';
 
 function uploadOf(r: Record<string, unknown>): UploadRow {
   return {
@@ -53,6 +55,7 @@ function uploadOf(r: Record<string, unknown>): UploadRow {
     completingVid: optStr(r['completing_vid']),
     completingParts: optStr(r['completing_parts']),
     completed: r['completed'] === true,
+    checksumType: optStr(r['checksum_type']),
   };
 }
 
@@ -81,8 +84,8 @@ export class UploadsRepository {
 
   async insert(row: UploadRow): Promise<void> {
     await this.client.execute(
-      `INSERT INTO uploads (bucket_id, parent, name, upload_id, initiated, owner_id, owner_name, storage_class, meta, checksum_algorithm)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO uploads (bucket_id, parent, name, upload_id, initiated, owner_id, owner_name, storage_class, meta, checksum_algorithm, checksum_type)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       [
         row.bucketId,
         row.parent,
@@ -94,6 +97,7 @@ export class UploadsRepository {
         row.storageClass,
         row.meta,
         row.checksumAlgorithm ?? null,
+        row.checksumType ?? null,
       ],
     );
   }
@@ -171,7 +175,7 @@ export class UploadsRepository {
    */
   async markCompleted(row: UploadRow, ttlSeconds: number): Promise<void> {
     await this.client.execute(
-      `INSERT INTO uploads (${UPLOAD_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, true) USING TTL ?`,
+      `INSERT INTO uploads (${UPLOAD_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, true, ?) USING TTL ?`,
       [
         row.bucketId,
         row.parent,
@@ -185,6 +189,7 @@ export class UploadsRepository {
         row.checksumAlgorithm ?? null,
         row.completingVid ?? null,
         row.completingParts ?? null,
+        row.checksumType ?? null,
         ttlSeconds,
       ],
     );

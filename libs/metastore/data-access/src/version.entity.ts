@@ -72,6 +72,11 @@ export interface BlockEntry {
   size: number;
   /** For multipart objects: the part the block belongs to (1-based). */
   partNumber?: number;
+  /**
+   * On the first block of each part of a multipart object whose upload had a checksum algorithm:
+   * that part's checksum (base64, migration 023), for GetObject partNumber and GetObjectAttributes.
+   */
+  partChecksum?: string;
 }
 
 /** A version's metadata (`version_meta`, or the row's snapshot of it). */

@@ -1,7 +1,7 @@
 import { types } from 'cassandra-driver';
 import type { CassandraClient } from '@ostore/shared/cassandra';
 import { encodeMetaSnapshot } from './meta-snapshot';
-import { forEachLimited, mapOf, nameRangeCql, NameRange, num, optNum, Statement, str, ts } from './statement';
+import { forEachLimited, mapOf, nameRangeCql, NameRange, num, optNum, optStr, Statement, str, ts } from './statement';
 import { readNameRange, SplitPoints } from './tombstone-slices';
 import type { BlockEntry, NullRowRef, RowExtras, RowReadOptions, VersionLocator, VersionMetaRow, VersionRow } from './version.entity';
 import { columnsOf, META_COLUMNS, VERSION_COLUMNS, versionMetaRowOf, versionRowOf } from './version-row.mapper';
@@ -242,8 +242,8 @@ export class VersionsRepository {
     for (let i = 0; i < blocks.length; i += BLOCK_BATCH) {
       chunks.push(
         blocks.slice(i, i + BLOCK_BATCH).map((b, j) => ({
-          query: `INSERT INTO version_blocks (vid, seq, block_id, tier, size, part_number) VALUES (?, ?, ?, ?, ?, ?)`,
-          params: [vid, i + j, b.blockId, b.tier, ts(b.size), b.partNumber ?? null],
+          query: `INSERT INTO version_blocks (vid, seq, block_id, tier, size, part_number, part_checksum) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+          params: [vid, i + j, b.blockId, b.tier, ts(b.size), b.partNumber ?? null, b.partChecksum ?? types.unset],
         })),
       );
     }
@@ -283,7 +283,7 @@ export class VersionsRepository {
   async readBlocks(vid: string): Promise<BlockEntry[]> {
     const out: BlockEntry[] = [];
     for await (const r of this.client.rows(
-      `SELECT block_id, tier, size, part_number FROM version_blocks WHERE vid = ?`,
+      `SELECT block_id, tier, size, part_number, part_checksum FROM version_blocks WHERE vid = ?`,
       [vid],
       { fetchSize: 5000 },
     )) {
@@ -292,6 +292,7 @@ export class VersionsRepository {
         tier: str(r['tier']),
         size: num(r['size']),
         partNumber: optNum(r['part_number']),
+        partChecksum: optStr(r['part_checksum']),
       });
     }
     return out;

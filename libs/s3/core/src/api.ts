@@ -7,6 +7,8 @@ import type { Readable } from 'stream';
  */
 
 export type ChecksumAlgorithm = 'CRC32' | 'CRC32C' | 'CRC64NVME' | 'SHA1' | 'SHA256';
+/** How a multipart object's checksum is made from its parts' (x-amz-checksum-type). */
+export type ChecksumType = 'COMPOSITE' | 'FULL_OBJECT';
 export type Versioning = 'Unversioned' | 'Enabled' | 'Suspended';
 /** S3's canned ACLs; `bucket-owner-read` / `bucket-owner-full-control` are for objects (the bucket owner may always read them here). */
 export type CannedAcl = 'private' | 'public-read' | 'public-read-write' | 'authenticated-read' | 'bucket-owner-read' | 'bucket-owner-full-control';
@@ -225,6 +227,8 @@ export interface Upload {
   storageClass: string;
   meta: ObjectMeta;
   checksumAlgorithm?: ChecksumAlgorithm;
+  /** Set with `checksumAlgorithm`. */
+  checksumType?: ChecksumType;
 }
 
 export interface Part {
@@ -299,11 +303,12 @@ export interface ObjectsService {
   head(bucket: BucketRef, key: string, versionId?: string): Promise<ObjectVersion>;
   /**
    * The byte range of part `partNumber` of a version (a non-multipart object is part 1), for the
-   * Content-Range of a `?partNumber=` GET; InvalidPartNumber when there is no such part.
+   * Content-Range of a `?partNumber=` GET, with the part's checksum of the upload's algorithm when
+   * it had one; InvalidPartNumber when there is no such part.
    */
-  partRange(version: ObjectVersion, partNumber: number): Promise<ByteRange>;
-  /** The parts of a multipart object with their sizes, in order ([] for an object not built from parts). */
-  partSizes(version: ObjectVersion): Promise<{ partNumber: number; size: number }[]>;
+  partRange(version: ObjectVersion, partNumber: number): Promise<ByteRange & { checksum?: string }>;
+  /** The parts of a multipart object with their sizes and checksums, in order ([] for an object not built from parts). */
+  partSizes(version: ObjectVersion): Promise<{ partNumber: number; size: number; checksum?: string }[]>;
   /** Body bytes of a version (whole, a byte range, or one part of a multipart object). */
   /** The body (or a range or part of it); an encrypted version (`meta.sse`) needs its data key. */
   openBody(version: ObjectVersion, range?: ByteRange, partNumber?: number, dataKey?: Buffer): Promise<Readable>;
@@ -370,15 +375,24 @@ export interface CompleteUploadInput {
   ifNoneMatch?: string;
   ifMatch?: string;
   /**
-   * x-amz-checksum-* of the whole object as the client computed it (composite: of the parts'
-   * checksums, `-N` optional); BadDigest when it differs. Pass only composite ones: a FULL_OBJECT
-   * checksum cannot be checked (parts are stored with their own checksums only).
+   * x-amz-checksum-* of the whole object as the client computed it (COMPOSITE: of the parts'
+   * checksums, `-N` optional; FULL_OBJECT: the CRC of the whole body); BadDigest when it differs,
+   * InvalidRequest when the upload has another algorithm or none.
    */
   expectedChecksums?: Partial<Record<ChecksumAlgorithm, string>>;
+  /** x-amz-checksum-type of the request: BadDigest when it differs from the upload's. */
+  expectedChecksumType?: ChecksumType;
 }
 
 export interface MultipartService {
-  create(input: { bucket: BucketRef; key: string; owner: Owner; meta: ObjectMeta; checksumAlgorithm?: ChecksumAlgorithm }): Promise<Upload>;
+  create(input: {
+    bucket: BucketRef;
+    key: string;
+    owner: Owner;
+    meta: ObjectMeta;
+    checksumAlgorithm?: ChecksumAlgorithm;
+    checksumType?: ChecksumType;
+  }): Promise<Upload>;
   uploadPart(input: {
     bucket: BucketRef;
     key: string;

@@ -17,3 +17,4 @@ export { QuotaMetrics, NoopQuotaMetrics } from './quota/quota-metrics';
 export type { QuotaMetricsSink } from './quota/quota-metrics';
 export { BucketQuotasService } from './quota/bucket-quotas.service';
 export type { BucketUsage, BucketSummary, QuotaChange } from './quota/bucket-quotas.service';
+export { checksumTypeOf } from './object-checksum';

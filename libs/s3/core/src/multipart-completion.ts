@@ -1,7 +1,8 @@
 import { BlockEntry, forEachLimited, Metastore, PartRow, UploadRow } from '@ostore/metastore/data-access';
 import type { ChecksumAlgorithm, CompleteUploadInput, ObjectMeta, PutObjectResult } from './api';
-import { compositeChecksum, multipartEtag, normalizeEtag } from './checksums';
+import { multipartEtag, normalizeEtag } from './checksums';
 import { noSuchUpload, s3err } from './errors';
+import { multipartChecksum, verifyCompletionChecksum } from './object-checksum';
 import { encodeId, uuidBytes, vtsOfVid } from './version-ids';
 import type { BucketKey } from './version-data';
 import type { VersionStore } from './version-store';
@@ -49,12 +50,7 @@ export class MultipartCompletion {
     let claim: { token: string } | undefined;
     try {
       if (!upload.completingVid) {
-        const plan = await this.plan(bucket, upload, input.parts);
-        for (const [alg, expected] of Object.entries(input.expectedChecksums ?? {}) as [ChecksumAlgorithm, string][]) {
-          const actual = plan.checksums[alg];
-          if (!actual || (expected.trim() !== actual && expected.trim() !== actual.replace(/-\d+$/, '')))
-            throw s3err('BadDigest', `The ${alg} you specified did not match the calculated checksum.`);
-        }
+        const plan = await this.plan(bucket, upload, input.parts, input);
         if (input.ifNoneMatch !== undefined || input.ifMatch !== undefined)
           claim = await this.store.claimConditional(bucket, input.key, input.ifNoneMatch, input.ifMatch);
         const { vid } = this.store.newVid('object');
@@ -79,7 +75,7 @@ export class MultipartCompletion {
   }
 
   /** Validates the requested part list against the stored parts (S3's rules) into a plan. */
-  private async plan(bucket: BucketKey, upload: UploadRow, requested: { partNumber: number; etag: string }[]): Promise<CompletionPlan> {
+  private async plan(bucket: BucketKey, upload: UploadRow, requested: CompleteUploadInput['parts'], input: CompleteUploadInput): Promise<CompletionPlan> {
     if (requested.length === 0) throw s3err('MalformedXML', 'The XML you provided was not well-formed or did not validate against our published schema');
     for (let i = 1; i < requested.length; i++)
       if (requested[i].partNumber <= requested[i - 1].partNumber)
@@ -109,9 +105,9 @@ export class MultipartCompletion {
           ETag: chosen[i].etag,
         });
     }
-    const checksums: Partial<Record<ChecksumAlgorithm, string>> = {};
-    const alg = upload.checksumAlgorithm as ChecksumAlgorithm | undefined;
-    if (alg && chosen.every((p) => p.checksums[alg])) checksums[alg] = compositeChecksum(alg, chosen.map((p) => p.checksums[alg]));
+    const checksum = multipartChecksum(upload, chosen);
+    verifyCompletionChecksum(upload, checksum, input.expectedChecksums ?? {}, input.expectedChecksumType);
+    const checksums: Partial<Record<ChecksumAlgorithm, string>> = checksum ? { [checksum.algorithm]: checksum.value } : {};
     return {
       parts: chosen.map((p) => ({ n: p.partNumber, pid: p.pid })),
       etag: multipartEtag(chosen.map((p) => p.etag)),
@@ -131,7 +127,9 @@ export class MultipartCompletion {
       for (const p of plan.parts) {
         const row = all.find((r) => r.partNumber === p.n && r.pid === p.pid);
         if (!row) throw s3err('InvalidPart', `part ${p.n} of the completion plan is gone`, { PartNumber: String(p.n) });
-        blocks.push(...row.blocks.map((b) => ({ ...b, partNumber: p.n })));
+        // the part's own checksum rides on its first block (GetObject partNumber, GetObjectAttributes)
+        const partChecksum = upload.checksumAlgorithm ? row.checksums[upload.checksumAlgorithm] : undefined;
+        blocks.push(...row.blocks.map((b, i) => ({ ...b, partNumber: p.n, partChecksum: i === 0 ? partChecksum : undefined })));
       }
       const meta = JSON.parse(upload.meta) as ObjectMeta;
       await this.store.commit({

@@ -10,7 +10,6 @@ import type {
   CompleteUploadInput,
   MultipartService,
   ObjectMeta,
-  Owner,
   Part,
   PartEncryptionOf,
   PutObjectResult,
@@ -25,6 +24,7 @@ import { folderRowsOf, splitKey, validateKey } from './keys';
 import { uploadsSource } from './listing/sources';
 import { takePage, TreeWalker } from './listing/tree-walker';
 import { MultipartCompletion, partRef } from './multipart-completion';
+import { uploadChecksumType } from './object-checksum';
 import { listPageSize } from './object-listings';
 import { copyPartOnce, PartFacts, partSealOf } from './part-copier';
 import { validateObjectTags } from './objects.service';
@@ -72,16 +72,11 @@ export class CassandraMultipartService implements MultipartService {
       storageClass: row.storageClass,
       meta: { ...meta, userMeta: meta.userMeta ?? {} },
       checksumAlgorithm: row.checksumAlgorithm as ChecksumAlgorithm | undefined,
+      checksumType: uploadChecksumType(row),
     };
   }
 
-  async create(input: {
-    bucket: BucketRef;
-    key: string;
-    owner: Owner;
-    meta: ObjectMeta;
-    checksumAlgorithm?: ChecksumAlgorithm;
-  }): Promise<Upload> {
+  async create(input: Parameters<MultipartService['create']>[0]): Promise<Upload> {
     const bucket = await this.target(input.bucket, input.key);
     validateObjectTags(input.meta.tags);
     const { parent, name } = splitKey(input.key);
@@ -97,6 +92,7 @@ export class CassandraMultipartService implements MultipartService {
       storageClass: input.meta.storageClass ?? 'STANDARD',
       meta: JSON.stringify(input.meta),
       checksumAlgorithm: input.checksumAlgorithm,
+      checksumType: input.checksumAlgorithm ? input.checksumType : undefined,
       completed: false,
     };
     await this.ms.uploadFolders.ensure(bucket.bucketId, folderRowsOf(input.key), row.initiated);

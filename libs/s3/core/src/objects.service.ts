@@ -134,7 +134,7 @@ export class CassandraObjectsService implements ObjectsService {
   }
 
   /** The byte range of part `partNumber` of a version (the whole object is part 1 of a simple object). */
-  async partRange(version: ObjectVersion, partNumber: number): Promise<ByteRange> {
+  async partRange(version: ObjectVersion, partNumber: number): Promise<ByteRange & { checksum?: string }> {
     if (!version.partCount) {
       if (partNumber !== 1 || version.size === 0) throw this.invalidPartNumber(partNumber, 1);
       return { start: 0, endInclusive: version.size - 1 };
@@ -142,13 +142,17 @@ export class CassandraObjectsService implements ObjectsService {
     if (partNumber < 1 || partNumber > version.partCount) throw this.invalidPartNumber(partNumber, version.partCount);
     const part = partsOf(await this.store.readBlocks(version.manifestId!), !!version.meta.sse).find((p) => p.partNumber === partNumber);
     if (!part || part.plainSize === 0) throw this.invalidPartNumber(partNumber, version.partCount);
-    return { start: part.plainStart, endInclusive: part.plainStart + part.plainSize - 1 };
+    return { start: part.plainStart, endInclusive: part.plainStart + part.plainSize - 1, checksum: part.blocks[0]?.partChecksum };
   }
 
-  async partSizes(version: ObjectVersion): Promise<{ partNumber: number; size: number }[]> {
+  async partSizes(version: ObjectVersion): Promise<{ partNumber: number; size: number; checksum?: string }[]> {
     if (!version.partCount || !version.manifestId) return [];
     // an encrypted object's blocks hold sealed bytes: each part's plaintext size follows from them
-    return partsOf(await this.store.readBlocks(version.manifestId), !!version.meta.sse).map((p) => ({ partNumber: p.partNumber, size: p.plainSize }));
+    return partsOf(await this.store.readBlocks(version.manifestId), !!version.meta.sse).map((p) => ({
+      partNumber: p.partNumber,
+      size: p.plainSize,
+      checksum: p.blocks[0]?.partChecksum,
+    }));
   }
 
   private invalidPartNumber(partNumber: number, count: number) {

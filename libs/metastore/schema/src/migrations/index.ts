@@ -17,6 +17,7 @@ import { encryption } from './016-encryption';
 import { compactUsageEvents } from './018-compact-usage-events';
 import { folderFilterSalt } from './019-folder-filter-salt';
 import { folderTombstoneCompaction } from './020-folder-tombstone-compaction';
+import { checksumTypes } from './023-checksum-types';
 
 /** Every migration, in version order. Append only: a landed migration is never edited. */
 export const migrations: Migration[] = [
@@ -38,4 +39,5 @@ export const migrations: Migration[] = [
   compactUsageEvents,
   folderFilterSalt,
   folderTombstoneCompaction,
+  checksumTypes,
 ];

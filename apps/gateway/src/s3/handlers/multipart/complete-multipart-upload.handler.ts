@@ -1,6 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { parseCompleteMultipartUpload, toXml } from '@ostore/s3/protocol';
-import type { ChecksumAlgorithm, MultipartService } from '@ostore/s3/core';
+import { parseCompleteMultipartUpload, S3Error, toXml } from '@ostore/s3/protocol';
+import { checksumTypeOf } from '@ostore/s3/core';
+import type { ChecksumAlgorithm, ChecksumType, MultipartService } from '@ostore/s3/core';
+import { CHECKSUM_ALGORITHMS } from '../../object-http';
 import { MULTIPART_SERVICE } from '../../services';
 import { readSmallBody, sendXml } from '../../responses';
 import { writtenVersionId } from '../../object-http';
@@ -28,6 +30,7 @@ export class CompleteMultipartUploadHandler implements S3Handler {
       ifNoneMatch: req.header('if-none-match'),
       ifMatch: req.header('if-match'),
       expectedChecksums: objectChecksums(req),
+      expectedChecksumType: checksumTypeHeader(req),
     });
     const host = req.header('host') ?? 'localhost';
     sendXml(
@@ -39,6 +42,7 @@ export class CompleteMultipartUploadHandler implements S3Handler {
         Key: req.key!,
         ETag: result.etag,
         ...Object.fromEntries(Object.entries(result.checksums).map(([alg, v]) => [`Checksum${alg}`, v])),
+        ChecksumType: Object.values(result.checksums).map(checksumTypeOf)[0],
       }),
       { 'x-amz-version-id': writtenVersionId(req.bucketInfo!.versioning, result.versionId), ...this.sse.headersOf(result.sse) },
     );
@@ -46,16 +50,23 @@ export class CompleteMultipartUploadHandler implements S3Handler {
 }
 
 /**
- * The whole object's SHA-1/SHA-256 sent with CompleteMultipartUpload: S3 allows only COMPOSITE
- * checksums (of the parts' checksums) for those, so they can be checked here. CRC checksums may be
- * FULL_OBJECT ones (chosen at CreateMultipartUpload, as current SDKs and the CLI do), which this
- * store does not compute over parts: they are not checked, never refused.
+ * The whole object's checksum sent with CompleteMultipartUpload (x-amz-checksum-<alg>): COMPOSITE
+ * (of the parts' checksums, `-N` optional) or FULL_OBJECT (a CRC of the whole body), checked by the
+ * completion against the one it computes from the parts.
  */
 function objectChecksums(req: S3Request): Partial<Record<ChecksumAlgorithm, string>> {
   const out: Partial<Record<ChecksumAlgorithm, string>> = {};
-  for (const alg of ['SHA1', 'SHA256'] as const) {
+  for (const alg of CHECKSUM_ALGORITHMS) {
     const v = req.header(`x-amz-checksum-${alg.toLowerCase()}`);
     if (v !== undefined) out[alg] = v;
   }
   return out;
+}
+
+/** x-amz-checksum-type of CompleteMultipartUpload (InvalidRequest for a value S3 does not know). */
+function checksumTypeHeader(req: S3Request): ChecksumType | undefined {
+  const v = req.header('x-amz-checksum-type')?.trim().toUpperCase();
+  if (v === undefined) return undefined;
+  if (v !== 'COMPOSITE' && v !== 'FULL_OBJECT') throw new S3Error('InvalidRequest', 'Value for x-amz-checksum-type header is invalid.');
+  return v;
 }

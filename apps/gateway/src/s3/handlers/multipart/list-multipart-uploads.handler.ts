@@ -51,6 +51,7 @@ export class ListMultipartUploadsHandler implements S3Handler {
           StorageClass: u.storageClass || 'STANDARD',
           Initiated: isoDate(u.initiated),
           ChecksumAlgorithm: u.checksumAlgorithm,
+          ChecksumType: u.checksumType,
         })),
         CommonPrefixes: page.commonPrefixes.map((p) => ({ Prefix: enc(p) })),
       }),

@@ -33,6 +33,7 @@ export class ListPartsHandler implements S3Handler {
         MaxParts: maxParts,
         IsTruncated: page.isTruncated,
         ChecksumAlgorithm: page.upload.checksumAlgorithm,
+        ChecksumType: page.upload.checksumType,
         Part: page.parts.map((p) => ({
           PartNumber: p.partNumber,
           LastModified: isoDate(p.lastModified),

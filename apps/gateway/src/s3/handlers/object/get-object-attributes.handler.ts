@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { parseMaxKeys, parsePartNumberMarker, S3Error, toXml, XmlValue } from '@ostore/s3/protocol';
+import { checksumTypeOf } from '@ostore/s3/core';
 import type { ObjectsService } from '@ostore/s3/core';
 import { AccessControl } from '../../access';
 import { OBJECTS_SERVICE } from '../../services';
@@ -65,7 +66,12 @@ export class GetObjectAttributesHandler implements S3Handler {
         NextPartNumberMarker: page.length ? page[page.length - 1].partNumber : marker,
         MaxParts: maxParts,
         IsTruncated: truncated,
-        Part: page.map((p) => ({ PartNumber: p.partNumber, Size: p.size })),
+        // each part's checksum of the upload's algorithm (the object's one algorithm), when it had one
+        Part: page.map((p) => ({
+          ...(p.checksum !== undefined && checksums.length ? { [`Checksum${checksums[0][0]}`]: p.checksum } : {}),
+          PartNumber: p.partNumber,
+          Size: p.size,
+        })),
       };
     }
     sendXml(
@@ -75,7 +81,7 @@ export class GetObjectAttributesHandler implements S3Handler {
         ETag: wanted.has('ETag') ? version.etag.replace(/^"|"$/g, '') : undefined,
         Checksum:
           wanted.has('Checksum') && checksums.length
-            ? Object.fromEntries(checksums.map(([alg, v]) => [`Checksum${alg}`, v]))
+            ? { ...Object.fromEntries(checksums.map(([alg, v]) => [`Checksum${alg}`, v])), ChecksumType: checksumTypeOf(checksums[0][1]) }
             : undefined,
         ObjectParts: objectParts,
         StorageClass: wanted.has('StorageClass') ? version.storageClass : undefined,

@@ -4,7 +4,7 @@ import { evaluatePreconditions, parseRange, S3Error } from '@ostore/s3/protocol'
 import type { ObjectsService } from '@ostore/s3/core';
 import { AccessControl } from '../../access';
 import { OBJECTS_SERVICE } from '../../services';
-import { versionHeaders } from '../../object-http';
+import { partChecksumHeaders, versionHeaders } from '../../object-http';
 import { sendEmpty, startResponse } from '../../responses';
 import type { S3Handler } from '../../s3-handler';
 import type { S3Request } from '../../s3-request';
@@ -80,8 +80,10 @@ export class GetObjectHandler implements S3Handler {
       await finished(req.res);
       return;
     }
-    const served = partNumber !== undefined ? await this.objects.partRange(version, partNumber) : range;
+    const part = partNumber !== undefined ? await this.objects.partRange(version, partNumber) : undefined;
+    const served = part ?? range;
     const body = await this.objects.openBody(version, range, partNumber, dataKey);
+    if (part) Object.assign(headers, partChecksumHeaders(req, version, part.checksum));
     if (served) headers['Content-Range'] = `bytes ${served.start}-${served.endInclusive}/${version.size}`;
     const length = served ? served.endInclusive - served.start + 1 : version.size;
     startResponse(req, served && (range || version.partCount !== undefined) ? 206 : 200, { ...headers, 'Content-Length': length });

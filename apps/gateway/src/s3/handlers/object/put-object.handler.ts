@@ -52,6 +52,7 @@ export class PutObjectHandler implements S3Handler {
     for (const alg of checksums.algorithms) {
       const v = result.checksums[alg];
       if (v) headers[`x-amz-checksum-${alg.toLowerCase()}`] = v;
+      if (v) headers['x-amz-checksum-type'] = 'FULL_OBJECT'; // a single-request upload's checksum is of the whole object
     }
     sendEmpty(req, 200, headers);
   }
