@@ -9,6 +9,16 @@ export interface SoakSample {
   tSec: number;
   /** VmRSS of the gateway process, MiB. */
   rssMiB: number;
+  /** RssAnon and RssFile of the gateway, and the resident part of its `[heap]` (brk malloc arena) mapping, MiB. */
+  rssAnonMiB: number;
+  rssFileMiB: number;
+  brkMiB: number;
+  /** V8 heap used / total and memory outside the heap (Buffers, ArrayBuffers), MiB, from prom-client's nodejs_heap_size_*_bytes and nodejs_external_memory_bytes. */
+  heapUsedMiB: number;
+  heapTotalMiB: number;
+  externalMiB: number;
+  /** Series (sample lines) in the gateway's /metrics: grows without bound when a label takes a key or request id. */
+  metricSeries: number;
   /** Entries of /proc/<pid>/fd that are sockets. */
   fdSockets: number;
   /** ESTABLISHED TCP connections whose local port is the gateway's S3 port. */
@@ -26,7 +36,7 @@ export interface SoakSample {
   load1: number;
 }
 
-export type SeriesName = 'rssMiB' | 'fdSockets' | 'tcpEstablished' | 'lagP99Ms' | 'requestsPerSec' | 'errors' | 'clientP99Ms' | 'load1';
+export type SeriesName = 'rssMiB' | 'rssAnonMiB' | 'rssFileMiB' | 'brkMiB' | 'heapUsedMiB' | 'heapTotalMiB' | 'externalMiB' | 'metricSeries' | 'fdSockets' | 'tcpEstablished' | 'lagP99Ms' | 'requestsPerSec' | 'errors' | 'clientP99Ms' | 'load1';
 
 /** The part of the run that is compared: after `warmupSec`, first and last `windowSec`. */
 export interface Windows {
@@ -95,6 +105,8 @@ export function summarizeSeries(samples: SoakSample[], name: SeriesName, w: Wind
 export interface SoakBounds {
   /** Last-window median RSS at most (1 + this) × the first-window median. */
   rssGrowth: number;
+  /** Last-window median V8 heap used at most (1 + this) × the first-window median: a leak of JS objects shows here first. */
+  heapGrowth: number;
   /** Last-window median socket counts at most first + max(socketSlack, socketGrowth × first). */
   socketGrowth: number;
   socketSlack: number;
@@ -107,7 +119,7 @@ export interface SoakBounds {
   minRateShare: number;
 }
 
-export const DEFAULT_BOUNDS: SoakBounds = { rssGrowth: 0.2, socketGrowth: 0.2, socketSlack: 4, lagP99Ms: 1000, lagFlatFactor: 1.5, lagFlatSlackMs: 20, minRateShare: 0.9 };
+export const DEFAULT_BOUNDS: SoakBounds = { rssGrowth: 0.2, heapGrowth: 0.2, socketGrowth: 0.2, socketSlack: 4, lagP99Ms: 1000, lagFlatFactor: 1.5, lagFlatSlackMs: 20, minRateShare: 0.9 };
 
 /** One check of the record: what, the bound, the measured value, pass. */
 export interface SoakCheck {
@@ -135,6 +147,13 @@ export function soakChecks(
     bound: `≤ +${fmt(b.rssGrowth * 100, 0)} %`,
     measured: `${fmt(rss.first)} → ${fmt(rss.last)} MiB (${fmt(rss.change * 100)} %)`,
     pass: Number.isFinite(rss.last) && rss.last <= rss.first * (1 + b.rssGrowth),
+  });
+  const heap = summarizeSeries(samples, 'heapUsedMiB', w);
+  checks.push({
+    what: 'gateway V8 heap used (prom-client nodejs_heap_size_used_bytes), last-window median vs first-window median',
+    bound: `≤ +${fmt(b.heapGrowth * 100, 0)} %`,
+    measured: `${fmt(heap.first)} → ${fmt(heap.last)} MiB (${fmt(heap.change * 100)} %)`,
+    pass: Number.isFinite(heap.last) && heap.last <= heap.first * (1 + b.heapGrowth),
   });
   for (const name of ['fdSockets', 'tcpEstablished'] as const) {
     const s = summarizeSeries(samples, name, w);
