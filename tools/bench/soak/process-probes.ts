@@ -53,10 +53,11 @@ export function establishedOnPort(port: number): number {
 
 /**
  * The value of a gauge in Prometheus text exposition (the first series of that name, whatever its
- * labels); NaN when absent.
+ * labels, or the first with the `label` pair, e.g. `space="new"`); NaN when absent.
  */
-export function promGauge(text: string, name: string): number {
-  const re = new RegExp(`^${name}(?:\\{[^}]*\\})?\\s+(\\S+)`, 'm');
+export function promGauge(text: string, name: string, label?: string): number {
+  const labels = label === undefined ? '(?:\\{[^}]*\\})?' : `\\{[^}]*\\b${label.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}[^}]*\\}`;
+  const re = new RegExp(`^${name}${labels}\\s+(\\S+)`, 'm');
   const m = re.exec(text);
   return m ? Number(m[1]) : NaN;
 }

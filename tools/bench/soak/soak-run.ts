@@ -95,9 +95,13 @@ async function sample(env: Environment, s3Port: number, t0: number, counters: Lo
   const ms = (name: string) => promGauge(metrics, name) * 1000;
   const mib = (name: string) => promGauge(metrics, name) / 1024 ** 2;
   const parts = residentParts(pid);
+  const rssMiB = (readRss(pid)?.rss ?? NaN) / 1024 ** 2;
+  const newSpaceMiB = promGauge(metrics, 'nodejs_heap_space_size_total_bytes', 'space="new"') / 1024 ** 2;
   return {
     tSec: Math.round((Date.now() - t0) / 100) / 10,
-    rssMiB: (readRss(pid)?.rss ?? NaN) / 1024 ** 2,
+    rssMiB,
+    newSpaceMiB,
+    rssLessNewMiB: rssMiB - newSpaceMiB,
     rssAnonMiB: (parts?.anon ?? NaN) / 1024 ** 2,
     rssFileMiB: (parts?.file ?? NaN) / 1024 ** 2,
     brkMiB: (parts?.brk ?? NaN) / 1024 ** 2,
