@@ -53,10 +53,49 @@ export function establishedOnPort(port: number): number {
 
 /**
  * The value of a gauge in Prometheus text exposition (the first series of that name, whatever its
- * labels); NaN when absent.
+ * labels, or the first with the `label` pair, e.g. `space="new"`); NaN when absent.
  */
-export function promGauge(text: string, name: string): number {
-  const re = new RegExp(`^${name}(?:\\{[^}]*\\})?\\s+(\\S+)`, 'm');
+export function promGauge(text: string, name: string, label?: string): number {
+  const labels = label === undefined ? '(?:\\{[^}]*\\})?' : `\\{[^}]*\\b${label.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}[^}]*\\}`;
+  const re = new RegExp(`^${name}${labels}\\s+(\\S+)`, 'm');
   const m = re.exec(text);
   return m ? Number(m[1]) : NaN;
+}
+
+/** Sample lines (series) of a Prometheus text exposition: every line that is not a comment or blank. */
+export function countSeries(text: string): number {
+  let n = 0;
+  for (const line of text.split('\n')) if (line && !line.startsWith('#')) n++;
+  return n;
+}
+
+/** The parts of a process's resident memory the soak follows beside VmRSS, bytes. */
+export interface ResidentParts {
+  /** RssAnon of /proc/<pid>/status: anonymous memory (the V8 heaps, malloc arenas, buffers). */
+  anon: number;
+  /** RssFile: mapped files (the node binary, shared libraries). */
+  file: number;
+  /** Resident bytes of the `[heap]` mapping: the main thread's malloc arena (brk), native allocations outside V8. */
+  brk: number;
+}
+
+/** `RssAnon`/`RssFile` of a /proc/<pid>/status text and the `[heap]` Rss of its smaps text. */
+export function parseResidentParts(status: string, smaps: string): ResidentParts {
+  const kb = (name: string) => Number(new RegExp(`^${name}:\\s*(\\d+)\\s*kB`, 'm').exec(status)?.[1] ?? NaN) * 1024;
+  let brk = 0;
+  let inBrk = false;
+  for (const line of smaps.split('\n')) {
+    if (/^[0-9a-f]+-[0-9a-f]+ /.test(line)) inBrk = line.trimEnd().endsWith('[heap]');
+    else if (inBrk && line.startsWith('Rss:')) brk += Number(/(\d+)/.exec(line)![1]) * 1024;
+  }
+  return { anon: kb('RssAnon'), file: kb('RssFile'), brk };
+}
+
+/** The resident parts of process `pid`; undefined once it is gone. */
+export function residentParts(pid: number): ResidentParts | undefined {
+  try {
+    return parseResidentParts(readFileSync(`/proc/${pid}/status`, 'utf8'), readFileSync(`/proc/${pid}/smaps`, 'utf8'));
+  } catch {
+    return undefined;
+  }
 }

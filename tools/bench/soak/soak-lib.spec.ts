@@ -1,12 +1,12 @@
 import { createServer, Server } from 'net';
 import { chooseOp, DEFAULT_MIX, KeyPool, LoadCounters, Pacer } from './mixed-load';
-import { countEstablished, countSocketFds, promGauge } from './process-probes';
+import { countEstablished, countSeries, countSocketFds, parseResidentParts, promGauge } from './process-probes';
 import { DEFAULT_BOUNDS, leastSquaresSlope, soakChecks, SoakSample, summarizeSeries, windowsFor } from './series';
 
 function samples(n: number, f: (t: number) => Partial<SoakSample>): SoakSample[] {
   return Array.from({ length: n }, (_, i) => {
     const tSec = (i + 1) * 10;
-    return { tSec, rssMiB: 120, fdSockets: 40, tcpEstablished: 32, lagP99Ms: 20, lagMaxMs: 30, lagMeanMs: 11, requests: 500, errors: 0, requestsPerSec: 50, clientP99Ms: 40, load1: 8, ...f(tSec) };
+    return { tSec, rssMiB: 120, newSpaceMiB: 16, rssLessNewMiB: 104, rssAnonMiB: 80, rssFileMiB: 40, brkMiB: 10, heapUsedMiB: 40, heapTotalMiB: 60, externalMiB: 5, metricSeries: 300, fdSockets: 40, tcpEstablished: 32, lagP99Ms: 20, lagMaxMs: 30, lagMeanMs: 11, requests: 500, errors: 0, requestsPerSec: 50, clientP99Ms: 40, load1: 8, ...f(tSec) };
   });
 }
 
@@ -23,6 +23,15 @@ describe('soak series', () => {
     expect(windowsFor(120)).toEqual({ warmupSec: 30, windowSec: 45, endSec: 120 });
   });
 
+  it('reads the young generation as the bounded step it is: RSS less it is what must stay flat', () => {
+    const step = samples(180, (t) => ({ rssMiB: t < 900 ? 110 : 134, newSpaceMiB: t < 900 ? 8 : 32, rssLessNewMiB: 102 }));
+    const checks = soakChecks(step, windowsFor(1800), DEFAULT_BOUNDS, run);
+    expect(checks.filter((c) => !c.pass)).toEqual([]);
+    expect(checks[1].measured).toContain('RSS itself 110.0 → 134.0 MiB');
+    const leak = samples(180, (t) => ({ rssMiB: 110 + t / 30, newSpaceMiB: 32, rssLessNewMiB: 78 + t / 30 }));
+    expect(soakChecks(leak, windowsFor(1800), DEFAULT_BOUNDS, run).filter((c) => !c.pass).map((c) => c.what.split(' ')[0])).toEqual(['gateway']);
+  });
+
   it('passes a flat run of 30 minutes', () => {
     const s = samples(180, (t) => ({ rssMiB: 120 + (t % 20 === 0 ? 3 : -3) }));
     const checks = soakChecks(s, windowsFor(1800), DEFAULT_BOUNDS, run);
@@ -31,11 +40,11 @@ describe('soak series', () => {
   });
 
   it('fails growing RSS, growing sockets, a late lag spike, any error and a missed rate', () => {
-    const s = samples(180, (t) => ({ rssMiB: 100 + t / 30, fdSockets: 40 + t / 60, lagP99Ms: t > 1600 ? 1200 : 20, errors: t === 900 ? 1 : 0 }));
+    const s = samples(180, (t) => ({ rssMiB: 100 + t / 30, rssLessNewMiB: 84 + t / 30, newSpaceMiB: t > 1000 ? 64 : 16, heapUsedMiB: 30 + t / 60, fdSockets: 40 + t / 60, lagP99Ms: t > 1600 ? 1200 : 20, errors: t === 900 ? 1 : 0 }));
     const failed = soakChecks(s, windowsFor(1800), DEFAULT_BOUNDS, { ...run, errors: 1, achievedRate: 30 })
       .filter((c) => !c.pass)
       .map((c) => c.what.split(' ')[0]);
-    expect(failed).toEqual(['errors', 'gateway', 'gateway', 'event-loop', 'event-loop', 'request']);
+    expect(failed).toEqual(['errors', 'gateway', 'V8', 'gateway', 'gateway', 'event-loop', 'event-loop', 'request']);
     expect(summarizeSeries(s, 'rssMiB', windowsFor(1800)).slopePer10Min).toBeCloseTo(20);
   });
 
@@ -58,11 +67,21 @@ describe('soak probes', () => {
     expect(countEstablished(table, 50000)).toBe(1);
   });
 
+  it('reads RssAnon, RssFile and the resident [heap] mapping', () => {
+    const status = 'VmRSS:\t  120 kB\nRssAnon:\t   80 kB\nRssFile:\t   40 kB\n';
+    const smaps = ['00400000-00500000 r-xp 00000000 08:01 1 /usr/bin/node', 'Rss:  100 kB', '01000000-02000000 rw-p 00000000 00:00 0  [heap]', 'Size: 9 kB', 'Rss:  12 kB', '7f00-7f01 rw-p 00000000 00:00 0', 'Rss:  30 kB'].join('\n');
+    expect(parseResidentParts(status, smaps)).toEqual({ anon: 80 * 1024, file: 40 * 1024, brk: 12 * 1024 });
+  });
+
   it('reads a gauge whatever its labels', () => {
     const text = '# HELP nodejs_eventloop_lag_p99_seconds x\n# TYPE nodejs_eventloop_lag_p99_seconds gauge\nnodejs_eventloop_lag_p99_seconds{app="gateway"} 0.0123\nnodejs_eventloop_lag_max_seconds 0.5\n';
     expect(promGauge(text, 'nodejs_eventloop_lag_p99_seconds')).toBe(0.0123);
     expect(promGauge(text, 'nodejs_eventloop_lag_max_seconds')).toBe(0.5);
     expect(promGauge(text, 'nodejs_eventloop_lag_p90_seconds')).toBeNaN();
+    const spaces = 'nodejs_heap_space_size_total_bytes{space="read_only",app="gateway"} 0\nnodejs_heap_space_size_total_bytes{space="new",app="gateway"} 33554432\n';
+    expect(promGauge(spaces, 'nodejs_heap_space_size_total_bytes', 'space="new"')).toBe(33554432);
+    expect(promGauge(spaces, 'nodejs_heap_space_size_total_bytes', 'space="old"')).toBeNaN();
+    expect(countSeries(text)).toBe(2);
   });
 
   it('sees a listening socket of this process among its descriptors', async () => {

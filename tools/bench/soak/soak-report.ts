@@ -41,6 +41,8 @@ export interface SoakRecord {
     firstErrors: string[];
     errorsByName: Record<string, number>;
   };
+  /** Heap snapshots taken (`--heap-snapshots`): path, second of the paced phase, how long it took. */
+  heapSnapshots?: { file: string; tSec: number; ms: number }[];
   windows?: Windows;
   samples: SoakSample[];
   checks: SoakCheck[];
@@ -48,6 +50,15 @@ export interface SoakRecord {
 
 const SERIES: { name: SeriesName; label: string; unit: string }[] = [
   { name: 'rssMiB', label: 'gateway RSS (VmRSS)', unit: 'MiB' },
+  { name: 'rssLessNewMiB', label: 'gateway RSS less the V8 young generation', unit: 'MiB' },
+  { name: 'newSpaceMiB', label: 'V8 young generation, committed', unit: 'MiB' },
+  { name: 'rssAnonMiB', label: 'gateway RssAnon', unit: 'MiB' },
+  { name: 'rssFileMiB', label: 'gateway RssFile', unit: 'MiB' },
+  { name: 'brkMiB', label: 'gateway [heap] mapping (main malloc arena), resident', unit: 'MiB' },
+  { name: 'heapUsedMiB', label: 'gateway V8 heap used', unit: 'MiB' },
+  { name: 'heapTotalMiB', label: 'gateway V8 heap total', unit: 'MiB' },
+  { name: 'externalMiB', label: 'gateway external memory (Buffers, ArrayBuffers)', unit: 'MiB' },
+  { name: 'metricSeries', label: 'series in the gateway /metrics', unit: '' },
   { name: 'fdSockets', label: 'gateway socket descriptors', unit: '' },
   { name: 'tcpEstablished', label: 'ESTABLISHED TCP on the S3 port', unit: '' },
   { name: 'lagP99Ms', label: 'event-loop lag p99 (10 s window)', unit: 'ms' },
@@ -107,20 +118,26 @@ export function renderSoak(r: SoakRecord): string {
     }
     lines.push('');
   }
+  if (r.heapSnapshots?.length) {
+    lines.push('## Heap snapshots', '', 'A diagnostic run: each snapshot blocks the gateway for its duration and costs memory, so RSS after one is not a soak figure. Compare two with `node -r @swc-node/register tools/bench/soak/heap-diff.ts A B`.', '');
+    for (const h of r.heapSnapshots) lines.push(`- at ${f(h.tSec, 0)} s (${f(h.ms / 1000)} s to write): \`${h.file}\``);
+    lines.push('');
+  }
   const errors = [...(r.fill?.firstErrors ?? []), ...(r.max?.firstErrors ?? []), ...(r.soak?.firstErrors ?? [])];
   if (errors.length) {
     lines.push('## First errors', '', ...(r.soak ? [`By kind (soak): ${JSON.stringify(r.soak.errorsByName)}`, ''] : []), '```', ...errors, '```', '');
   }
   lines.push('## Bounds', '');
-  lines.push(`- RSS: the last window's median at most ${r.bounds.rssGrowth * 100} % above the first window's (after the warm-up).`);
+  lines.push(`- RSS: the last window's median of RSS less V8's young generation at most ${r.bounds.rssGrowth * 100} % above the first window's (after the warm-up), and the young generation at most ${r.bounds.maxNewSpaceMiB} MiB. V8 doubles the young generation's semi-spaces as survivors accumulate, up to its cap (2 × 16 MiB on 64-bit Node 20), sooner the higher the request rate: a bounded step of up to ~24 MiB that the RSS check would otherwise read as growth (2026-12-02-soak-3.md).`);
+  lines.push(`- V8 heap used: the last window's median at most ${r.bounds.heapGrowth * 100} % above the first window's (a leak of JS objects; RSS minus this is native memory, V8's reserve and code).`);
   lines.push(`- Sockets (descriptors and ESTABLISHED TCP): the last window's median at most the first's + max(${r.bounds.socketSlack}, ${r.bounds.socketGrowth * 100} %).`);
   lines.push(`- Event-loop lag: every 10 s window's p99 in the last window at most ${r.bounds.lagP99Ms} ms, and the last window's median p99 at most the first's × ${r.bounds.lagFlatFactor} + ${r.bounds.lagFlatSlackMs} ms (flat). The absolute bound is loose on purpose: on 2 cores at a load average of 25–30 the lag is mostly the gateway waiting for a core (the 2-minute debug runs read 170–265 ms at 4 requests/s).`);
   lines.push(`- Errors: none, in the fill, the maximum and the soak.`);
   lines.push(`- Rate: the soak achieved at least ${r.bounds.minRateShare * 100} % of its target.`, '');
   if (r.samples.length) {
     lines.push('<details><summary>Every sample</summary>', '');
-    lines.push('| t (s) | RSS (MiB) | socket fds | TCP est. | lag p99 / max / mean (ms) | requests | errors | req/s | client p99 (ms) | load 1 min |', '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
-    for (const s of r.samples) lines.push(`| ${f(s.tSec, 0)} | ${f(s.rssMiB)} | ${s.fdSockets} | ${s.tcpEstablished} | ${f(s.lagP99Ms)} / ${f(s.lagMaxMs)} / ${f(s.lagMeanMs)} | ${s.requests} | ${s.errors} | ${f(s.requestsPerSec)} | ${f(s.clientP99Ms)} | ${f(s.load1, 2)} |`);
+    lines.push('| t (s) | RSS (MiB) | young gen. (MiB) | anon / file / [heap] (MiB) | heap used / total, external (MiB) | /metrics series | socket fds | TCP est. | lag p99 / max / mean (ms) | requests | errors | req/s | client p99 (ms) | load 1 min |', '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
+    for (const s of r.samples) lines.push(`| ${f(s.tSec, 0)} | ${f(s.rssMiB)} | ${f(s.newSpaceMiB)} | ${f(s.rssAnonMiB)} / ${f(s.rssFileMiB)} / ${f(s.brkMiB)} | ${f(s.heapUsedMiB)} / ${f(s.heapTotalMiB)}, ${f(s.externalMiB)} | ${s.metricSeries} | ${s.fdSockets} | ${s.tcpEstablished} | ${f(s.lagP99Ms)} / ${f(s.lagMaxMs)} / ${f(s.lagMeanMs)} | ${s.requests} | ${s.errors} | ${f(s.requestsPerSec)} | ${f(s.clientP99Ms)} | ${f(s.load1, 2)} |`);
     lines.push('', '</details>', '');
   }
   return lines.join('\n');
@@ -130,4 +147,5 @@ export function renderSoak(r: SoakRecord): string {
 export function writeSoakRecord(path: string, r: SoakRecord): void {
   mkdirSync(dirname(path), { recursive: true });
   writeFileSync(path, renderSoak(r));
+  writeFileSync(path.replace(/\.md$/, '.json'), `${JSON.stringify(r, null, 1)}\n`);
 }

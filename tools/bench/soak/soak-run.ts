@@ -12,14 +12,15 @@
  */
 import { loadavg } from 'os';
 import { join } from 'path';
-import { Bench, BENCH_DIR, localDate, log, REGION, sleep } from '../harness/bench';
+import { Bench, BENCH_DIR, localDate, log, REGION, sleep, WORK_DIR } from '../harness/bench';
 import { Environment, startEnvironment } from '../harness/environment';
 import { parseArgs, takeOption } from '../lib/args';
 import { CpuMeter, readRss } from '../lib/proc';
 import { ensureBucket, sdkClient } from '../lib/sdk-load';
 import { parseDuration } from '../lib/units';
 import { DEFAULT_MIX, LoadCounters, MixedLoad, Pacer, runMix } from './mixed-load';
-import { countSocketFds, establishedOnPort, promGauge } from './process-probes';
+import { HeapSnapshots, heapSnapshotNodeOptions } from './heap-snapshots';
+import { countSeries, countSocketFds, establishedOnPort, promGauge, residentParts } from './process-probes';
 import { DEFAULT_BOUNDS, SoakBounds, soakChecks, SoakSample, windowsFor } from './series';
 import { SoakRecord, writeSoakRecord } from './soak-report';
 
@@ -34,6 +35,8 @@ interface Options {
   rate?: number;
   intervalMs: number;
   label?: string;
+  /** Heap snapshots of the gateway at these seconds of the paced phase (a diagnostic run). */
+  heapSnapshotsAt: number[];
   bounds: SoakBounds;
 }
 
@@ -54,6 +57,10 @@ function parseOptions(argv: string[]): Options {
     fraction: positive('--fraction', takeOption(argv, '--fraction'), 0.5),
     intervalMs: parseDuration(takeOption(argv, '--interval') ?? '10s'),
     label: takeOption(argv, '--label'),
+    heapSnapshotsAt: (takeOption(argv, '--heap-snapshots') ?? '')
+      .split(',')
+      .filter(Boolean)
+      .map((v) => positive('--heap-snapshots', v, 0)),
     bounds: { ...DEFAULT_BOUNDS },
   };
   const rate = takeOption(argv, '--rate');
@@ -86,9 +93,22 @@ async function sample(env: Environment, s3Port: number, t0: number, counters: Lo
   const metrics = (await env.target.metrics?.()) ?? '';
   const w = counters.take();
   const ms = (name: string) => promGauge(metrics, name) * 1000;
+  const mib = (name: string) => promGauge(metrics, name) / 1024 ** 2;
+  const parts = residentParts(pid);
+  const rssMiB = (readRss(pid)?.rss ?? NaN) / 1024 ** 2;
+  const newSpaceMiB = promGauge(metrics, 'nodejs_heap_space_size_total_bytes', 'space="new"') / 1024 ** 2;
   return {
     tSec: Math.round((Date.now() - t0) / 100) / 10,
-    rssMiB: (readRss(pid)?.rss ?? NaN) / 1024 ** 2,
+    rssMiB,
+    newSpaceMiB,
+    rssLessNewMiB: rssMiB - newSpaceMiB,
+    rssAnonMiB: (parts?.anon ?? NaN) / 1024 ** 2,
+    rssFileMiB: (parts?.file ?? NaN) / 1024 ** 2,
+    brkMiB: (parts?.brk ?? NaN) / 1024 ** 2,
+    heapUsedMiB: mib('nodejs_heap_size_used_bytes'),
+    heapTotalMiB: mib('nodejs_heap_size_total_bytes'),
+    externalMiB: mib('nodejs_external_memory_bytes'),
+    metricSeries: countSeries(metrics),
     fdSockets: countSocketFds(pid) ?? NaN,
     tcpEstablished: establishedOnPort(s3Port),
     lagP99Ms: ms('nodejs_eventloop_lag_p99_seconds'),
@@ -112,6 +132,8 @@ export async function main(argvIn: string[]): Promise<number> {
     return 2;
   }
   const bench = new Bench(parseArgs(['small', ...argv]), ['soak', ...argvIn]);
+  const snapshotDir = join(WORK_DIR, bench.runStamp, 'heap');
+  if (o.heapSnapshotsAt.length) bench.args.gatewayEnv.NODE_OPTIONS = heapSnapshotNodeOptions(snapshotDir);
   if (bench.args.endpoint && !bench.args.gatewayPid) throw new Error('soak with --endpoint needs --gateway-pid (RSS and sockets are read from /proc)');
   const env = await startEnvironment(bench);
   const stop = () => {
@@ -180,6 +202,9 @@ export async function main(argvIn: string[]): Promise<number> {
     log(`soak: ${rate.toFixed(1)} requests/s for ${o.minutes} min, a sample every ${o.intervalMs / 1000} s → ${out}`);
     const t0 = Date.now();
     const soakStart = performance.now();
+    const snapshots = new HeapSnapshots(t.gatewayPid!, snapshotDir, sleep);
+    const snapshotsDue = [...o.heapSnapshotsAt].sort((a, b) => a - b);
+    record.heapSnapshots = snapshots.taken;
     let done = false;
     const loadDone = runMix(load, counters, { concurrency: o.soakConcurrency, until: () => done || performance.now() - soakStart >= soakMs, pacer, sleep }).then(() => {
       done = true;
@@ -202,6 +227,10 @@ export async function main(argvIn: string[]): Promise<number> {
       if (done && performance.now() < due - o.intervalMs / 2) break;
       const s = await sample(env, s3Port, t0, counters, o.intervalMs / 1000);
       record.samples.push(s);
+      while (snapshotsDue.length && s.tSec >= snapshotsDue[0]) {
+        snapshotsDue.shift();
+        log(`heap snapshot at ${s.tSec} s: ${await snapshots.take(s.tSec)}`);
+      }
       if (k % Math.max(1, Math.round(60_000 / o.intervalMs)) === 0) {
         log(`soak ${s.tSec}s: ${s.requestsPerSec.toFixed(1)} req/s, errors ${counters.errors}, RSS ${s.rssMiB.toFixed(1)} MiB, sockets ${s.fdSockets}/${s.tcpEstablished}, lag p99 ${s.lagP99Ms.toFixed(1)} ms, load ${s.load1.toFixed(2)}`);
         writeNow();
