@@ -60,7 +60,7 @@ describe('listings after deep markers in real key chains (gateway, SDK v3)', () 
 
   /** The requests Cassandra has served on the gateway's connections so far. */
   async function gatewayRequests(): Promise<number> {
-    const rs = await db.execute('SELECT keyspace_name, request_count FROM system_views.clients', [], { prepare: false });
+    const rs = await db.execute('SELECT keyspace_name, request_count FROM system_views.clients');
     return rs.rows.filter((r) => r['keyspace_name'] === gw.keyspace).reduce((n, r) => n + Number(r['request_count']), 0);
   }
 
