@@ -172,9 +172,10 @@ export interface ListObjectsInput {
   /** `after` is a directory whose keys are all done (a `nextAfterGroup` position): start after all of them. */
   afterGroup?: boolean;
   /**
-   * The caller continues from `nextAfter`/`nextAfterGroup` (ListObjectsV2's continuation token), so
-   * a page may end with no key at the listing's level budget (see S3CoreSettings.listingLevelBudget).
-   * Without it (v1: the client continues from the last key) a truncated page always holds one.
+   * The caller continues from `nextAfter`/`nextAfterGroup` (ListObjectsV2's continuation token).
+   * Either way a page may end, even with no key, at the listing's level budget (see
+   * S3CoreSettings.listingLevelBudget); without it (v1) `nextAfter` is then a plain marker past
+   * the cut directory and `nextMarkerNeeded` is set.
    */
   resumable?: boolean;
   maxKeys: number;
@@ -188,6 +189,12 @@ export interface ListObjectsResult {
   nextAfter?: string;
   /** Only for `resumable` listings: `nextAfter` is a directory whose keys are all done (continue with `afterGroup`). */
   nextAfterGroup?: boolean;
+  /**
+   * Only for listings that are not `resumable`: the page ended at the level budget and `nextAfter`
+   * is a marker past a whole directory, which the client must be given (v1's NextMarker, even
+   * without a delimiter): its last key, if any, would make the next page climb the same levels.
+   */
+  nextMarkerNeeded?: boolean;
 }
 
 export interface ListVersionsInput {

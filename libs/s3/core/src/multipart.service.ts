@@ -22,6 +22,7 @@ import { quotedEtag } from './checksums';
 import { noSuchKey, noSuchUpload, s3err } from './errors';
 import { folderRowsOf, splitKey, validateKey } from './keys';
 import { uploadsSource } from './listing/sources';
+import { groupEndMarker } from './listing/group-end-marker';
 import { takePage, TreeWalker } from './listing/tree-walker';
 import { MultipartCompletion, partRef } from './multipart-completion';
 import { uploadChecksumType } from './object-checksum';
@@ -345,7 +346,8 @@ export class CassandraMultipartService implements MultipartService {
       delimiter: input.delimiter,
       after: input.keyMarker || undefined,
       resumeAfter,
-      levelBudget: this.store.limits.listingLevelBudget, // NextKeyMarker is the last entry: a short page holds one
+      levelBudget: this.store.limits.listingLevelBudget,
+      resumableCut: true, // a page cut at the budget continues from a NextKeyMarker past the cut directory
       pageSize: listPageSize(input.maxUploads),
       keyFilter: () => (row) => !row.completed,
     });
@@ -357,6 +359,8 @@ export class CassandraMultipartService implements MultipartService {
       else if (!(await this.completion.finished(bucket, e.key, e.row))) uploads.push(this.uploadOf(bucket.name, e.key, e.row));
     }
     const last = events[events.length - 1];
+    if (walker.cut !== undefined)
+      return { uploads, commonPrefixes, isTruncated, nextKeyMarker: groupEndMarker(walker.cut, this.store.limits.maxKeyBytes) };
     return {
       uploads,
       commonPrefixes,

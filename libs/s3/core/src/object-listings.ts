@@ -1,6 +1,7 @@
 import type { IndexRow, VersionRow } from '@ostore/metastore/data-access';
 import type { ListObjectsInput, ListObjectsResult, ListVersionsInput, ListVersionsResult, ObjectVersion } from './api';
 import { invalidVersionId, s3err } from './errors';
+import { groupEndMarker } from './listing/group-end-marker';
 import { takePage, TreeWalker } from './listing/tree-walker';
 import { decodeId, NULL_VERSION_ID, publicVersionIdOf } from './version-ids';
 import type { BucketKey } from './version-data';
@@ -17,7 +18,7 @@ export async function listObjects(store: VersionStore, bucket: BucketKey, input:
     delimiter: input.delimiter,
     after: input.after,
     afterGroup: input.afterGroup,
-    resumableCut: input.resumable,
+    resumableCut: true, // v2 resumes from its token, v1 from the NextMarker it is then given
     levelBudget: store.limits.listingLevelBudget,
     pageSize: listPageSize(input.maxKeys),
   });
@@ -47,7 +48,9 @@ export async function listObjects(store: VersionStore, bucket: BucketKey, input:
     }
   }
   const last = events[events.length - 1];
-  const cut = input.resumable ? walker.cut : undefined;
+  const cut = walker.cut;
+  if (cut !== undefined && !input.resumable)
+    return { contents, commonPrefixes, isTruncated, nextAfter: groupEndMarker(cut, store.limits.maxKeyBytes), nextMarkerNeeded: true };
   return {
     contents,
     commonPrefixes,
@@ -82,7 +85,8 @@ export async function listVersions(store: VersionStore, bucket: BucketKey, input
     delimiter: input.delimiter,
     after: input.keyMarker || undefined,
     resumeAfter,
-    levelBudget: store.limits.listingLevelBudget, // NextKeyMarker is the last entry: a short page holds one
+    levelBudget: store.limits.listingLevelBudget,
+    resumableCut: true, // a page cut at the budget continues from a NextKeyMarker past the cut directory
     pageSize: listPageSize(input.maxKeys),
     keyFilter: tree.keyFilter,
   });
@@ -95,7 +99,8 @@ export async function listVersions(store: VersionStore, bucket: BucketKey, input
   }
   const last = events[events.length - 1];
   const result: ListVersionsResult = { versions, commonPrefixes, isTruncated };
-  if (isTruncated && last) {
+  if (walker.cut !== undefined) result.nextKeyMarker = groupEndMarker(walker.cut, store.limits.maxKeyBytes);
+  else if (isTruncated && last) {
     if (last.kind === 'prefix') result.nextKeyMarker = last.prefix;
     else {
       result.nextKeyMarker = last.key;

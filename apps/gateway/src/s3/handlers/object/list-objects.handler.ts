@@ -24,7 +24,10 @@ export function contentsOf(v: ObjectVersion, enc: (s: string) => string, withOwn
   };
 }
 
-/** ListObjects (v1): marker pagination; NextMarker only with a delimiter, as S3. */
+/**
+ * ListObjects (v1): marker pagination; NextMarker with a delimiter, as S3, and on a page cut at the
+ * listing's level budget (a deep key chain), whose last key is not where the next page starts.
+ */
 @Injectable()
 export class ListObjectsHandler implements S3Handler {
   readonly operation = 'ListObjects';
@@ -48,7 +51,7 @@ export class ListObjectsHandler implements S3Handler {
         // decode only Delimiter, Marker, NextMarker, Key and CommonPrefixes in v1 answers)
         Prefix: prefix,
         Marker: enc(marker),
-        NextMarker: page.isTruncated && delimiter && page.nextAfter ? enc(page.nextAfter) : undefined,
+        NextMarker: page.isTruncated && (delimiter || page.nextMarkerNeeded) && page.nextAfter ? enc(page.nextAfter) : undefined,
         MaxKeys: maxKeys,
         Delimiter: delimiter === undefined ? undefined : enc(delimiter),
         IsTruncated: page.isTruncated,
