@@ -116,9 +116,11 @@ describe('ACL grants (AccessControlPolicy bodies, x-amz-grant-* headers, grantee
     expect((await s3Error(owner.send(new GetObjectAclCommand({ Bucket: 'acl-foreign', Key: 'bobs' })))).name).toBe('AccessDenied');
     expect((await s3Error(owner.send(new PutObjectAclCommand({ Bucket: 'acl-foreign', Key: 'bobs', ACL: 'public-read' })))).name).toBe('AccessDenied');
     expect(await bodyText((await bob.send(new GetObjectCommand({ Bucket: 'acl-foreign', Key: 'bobs' }))).Body)).toBe('b');
+    expect((await s3Error(owner.send(new CopyObjectCommand({ Bucket: 'acl-foreign', Key: 'copied', CopySource: 'acl-foreign/bobs' })))).name).toBe('AccessDenied');
     // bucket-owner-read grants the bucket owner READ (not READ_ACP); bucket-owner-full-control everything
     await bob.send(new PutObjectCommand({ Bucket: 'acl-foreign', Key: 'shared', Body: 's', ACL: 'bucket-owner-read' }));
     expect(await bodyText((await owner.send(new GetObjectCommand({ Bucket: 'acl-foreign', Key: 'shared' }))).Body)).toBe('s');
+    await owner.send(new CopyObjectCommand({ Bucket: 'acl-foreign', Key: 'copied', CopySource: 'acl-foreign/shared' }));
     expect((await s3Error(owner.send(new GetObjectAclCommand({ Bucket: 'acl-foreign', Key: 'shared' })))).name).toBe('AccessDenied');
     await bob.send(new PutObjectCommand({ Bucket: 'acl-foreign', Key: 'given', Body: 'g', ACL: 'bucket-owner-full-control' }));
     expect((await owner.send(new GetObjectAclCommand({ Bucket: 'acl-foreign', Key: 'given' }))).Owner?.ID).toBe('bob@example.com');

@@ -155,7 +155,11 @@ export class PolicyGate {
     const userId = req.owner?.id;
     const mode = aclModeOf(source.objectOwnership === 'BucketOwnerEnforced', !!pab?.ignorePublicAcls || restrict);
     const aclAllows = userId === objectOwnerId || aclGrantsPermission(decodeAcl(acl, { id: objectOwnerId }, source.owner), 'READ', { userId }, mode);
-    return decideAccess({ action, isBucketOwner: userId !== undefined && userId === source.owner.id, policy: verdict, aclGrants: aclAllows, restrictPublicPolicy: restrict });
+    // the source bucket's owner reads its objects as a bucket owner only where it owns them all
+    // (BucketOwnerEnforced) or this one; with ACLs enabled another writer's object needs a grant
+    const ownsObjects = source.objectOwnership === 'BucketOwnerEnforced' || userId === objectOwnerId;
+    const isBucketOwner = userId !== undefined && userId === source.owner.id && ownsObjects;
+    return decideAccess({ action, isBucketOwner, policy: verdict, aclGrants: aclAllows, restrictPublicPolicy: restrict });
   }
 
   /**
