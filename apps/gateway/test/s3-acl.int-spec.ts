@@ -180,6 +180,15 @@ describe('ACL grants (AccessControlPolicy bodies, x-amz-grant-* headers, grantee
     expect([badPermission.status, errorCode(badPermission.text)]).toEqual([400, 'MalformedACLError']);
     const foreignOwner = await put(`<AccessControlPolicy><Owner><ID>carol</ID></Owner><AccessControlList/></AccessControlPolicy>`);
     expect([foreignOwner.status, errorCode(foreignOwner.text)]).toEqual([403, 'AccessDenied']);
+    // a blank e-mail address or id names no one (found by the fuzz run: it used to reach the user table as an empty key, 500)
+    const blankEmail = await put(
+      `<AccessControlPolicy><AccessControlList><Grant><Grantee xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xsi:type="CanonicalUser"><EmailAddress>   </EmailAddress></Grantee><Permission>READ</Permission></Grant></AccessControlList></AccessControlPolicy>`,
+    );
+    expect([blankEmail.status, errorCode(blankEmail.text)]).toEqual([400, 'UnresolvableGrantByEmailAddress']);
+    const blankId = await put(`<AccessControlPolicy><AccessControlList><Grant><Grantee><ID> </ID></Grantee><Permission>READ</Permission></Grant></AccessControlList></AccessControlPolicy>`);
+    expect([blankId.status, errorCode(blankId.text)]).toEqual([400, 'InvalidArgument']);
+    const blankHeader = await s3Error(owner.send(new PutBucketAclCommand({ Bucket: 'acl-main', GrantRead: 'emailAddress=""' })));
+    expect(blankHeader.name).toBe('UnresolvableGrantByEmailAddress');
     const empty = await signedRequest(gw.endpoint, gw.credentials, 'PUT', '/acl-main', { query: { acl: '' } });
     expect([empty.status, errorCode(empty.text)]).toEqual([400, 'MalformedACLError']);
     // nothing was changed by the refused requests

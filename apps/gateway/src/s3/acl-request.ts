@@ -27,7 +27,8 @@ export class AclResolver {
         continue;
       }
       const id = grantee.type === 'CanonicalUser' ? grantee.id : grantee.email;
-      const user = await this.users.getUser(id);
+      // an empty id or address names no one (and is no key to look up)
+      const user = id ? await this.users.getUser(id) : undefined;
       if (!user && grantee.type === 'Email')
         throw new AclError('UnresolvableGrantByEmailAddress', 'The e-mail address you provided does not match any account on record.', { name: 'emailAddress', value: id });
       if (!user) throw new AclError('InvalidArgument', 'Invalid id', { name: 'CanonicalUser/ID', value: id });
