@@ -62,7 +62,6 @@ export function stripAwsChunked(encoding: string | undefined): string | undefine
   return rest.length ? rest.join(', ') : undefined;
 }
 
-/** Headers that describe a version on GET and HEAD. */
 /**
  * The version id a write (PutObject, CopyObject, POST, CompleteMultipartUpload) announces in
  * `x-amz-version-id`: only a bucket with versioning Enabled names the version it created. A write to
@@ -74,6 +73,7 @@ export function writtenVersionId(versioning: Versioning, versionId: string): str
   return versioning === 'Enabled' ? versionId : undefined;
 }
 
+/** Headers that describe a version on GET and HEAD. */
 export function versionHeaders(req: S3Request, v: ObjectVersion, versioned: boolean): Record<string, string | number | undefined> {
   const h: Record<string, string | number | undefined> = {
     ETag: v.etag,

@@ -50,7 +50,7 @@ export class MultipartCompletion {
     let claim: { token: string } | undefined;
     try {
       if (!upload.completingVid) {
-        const plan = await this.plan(bucket, upload, input.parts, input);
+        const plan = await this.plan(bucket, upload, input);
         if (input.ifNoneMatch !== undefined || input.ifMatch !== undefined)
           claim = await this.store.claimConditional(bucket, input.key, input.ifNoneMatch, input.ifMatch);
         const { vid } = this.store.newVid('object');
@@ -75,7 +75,8 @@ export class MultipartCompletion {
   }
 
   /** Validates the requested part list against the stored parts (S3's rules) into a plan. */
-  private async plan(bucket: BucketKey, upload: UploadRow, requested: CompleteUploadInput['parts'], input: CompleteUploadInput): Promise<CompletionPlan> {
+  private async plan(bucket: BucketKey, upload: UploadRow, input: CompleteUploadInput): Promise<CompletionPlan> {
+    const requested = input.parts;
     if (requested.length === 0) throw s3err('MalformedXML', 'The XML you provided was not well-formed or did not validate against our published schema');
     for (let i = 1; i < requested.length; i++)
       if (requested[i].partNumber <= requested[i - 1].partNumber)

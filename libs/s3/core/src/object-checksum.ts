@@ -1,4 +1,4 @@
-import { compositeChecksum, fullObjectChecksum } from '@ostore/s3/protocol';
+import { compositeChecksum, fullObjectChecksum, parseChecksumType } from '@ostore/s3/protocol';
 import type { PartRow, UploadRow } from '@ostore/metastore/data-access';
 import type { ChecksumAlgorithm, ChecksumType } from './api';
 import { s3err } from './errors';
@@ -20,7 +20,7 @@ export function checksumTypeOf(value: string): ChecksumType {
 export function uploadChecksumType(row: Pick<UploadRow, 'checksumAlgorithm' | 'checksumType'>): ChecksumType | undefined {
   if (!row.checksumAlgorithm) return undefined;
   if (row.checksumType === 'COMPOSITE' || row.checksumType === 'FULL_OBJECT') return row.checksumType;
-  return row.checksumAlgorithm === 'CRC64NVME' ? 'FULL_OBJECT' : 'COMPOSITE';
+  return parseChecksumType(undefined, row.checksumAlgorithm as ChecksumAlgorithm);
 }
 
 /** The object checksum of the chosen parts of an upload, or undefined when a part lacks its checksum. */

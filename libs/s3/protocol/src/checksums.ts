@@ -150,6 +150,16 @@ export function checksumAlgorithmFromHeaders(headers: HttpHeaders): ChecksumAlgo
   return setting === undefined ? undefined : parseChecksumAlgorithm(setting);
 }
 
+/** An x-amz-checksum-type value (COMPOSITE or FULL_OBJECT, any case); InvalidRequest for another. */
+export function parseChecksumTypeValue(value: string | undefined): ChecksumType | undefined {
+  if (value === undefined) return undefined;
+  const type = value.trim().toUpperCase();
+  if (type !== 'COMPOSITE' && type !== 'FULL_OBJECT') {
+    throw new S3Error('InvalidRequest', 'Value for x-amz-checksum-type header is invalid.');
+  }
+  return type;
+}
+
 /**
  * x-amz-checksum-type of CreateMultipartUpload with S3's pairing rules: CRC64NVME supports only
  * FULL_OBJECT, SHA1/SHA256 only COMPOSITE; CRC32/CRC32C either, COMPOSITE by default.
@@ -162,10 +172,7 @@ export function parseChecksumType(
     if (algorithm === undefined) return undefined;
     return algorithm === 'CRC64NVME' ? 'FULL_OBJECT' : 'COMPOSITE';
   }
-  const type = value.trim().toUpperCase();
-  if (type !== 'COMPOSITE' && type !== 'FULL_OBJECT') {
-    throw new S3Error('InvalidRequest', 'Value for x-amz-checksum-type header is invalid.');
-  }
+  const type = parseChecksumTypeValue(value)!;
   if (algorithm === undefined) {
     throw new S3Error(
       'InvalidRequest',

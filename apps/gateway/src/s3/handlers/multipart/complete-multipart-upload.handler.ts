@@ -1,11 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { parseCompleteMultipartUpload, S3Error, toXml } from '@ostore/s3/protocol';
+import { parseChecksumTypeValue, parseCompleteMultipartUpload, toXml } from '@ostore/s3/protocol';
 import { checksumTypeOf } from '@ostore/s3/core';
-import type { ChecksumAlgorithm, ChecksumType, MultipartService } from '@ostore/s3/core';
-import { CHECKSUM_ALGORITHMS } from '../../object-http';
+import type { ChecksumAlgorithm, MultipartService } from '@ostore/s3/core';
+import { CHECKSUM_ALGORITHMS, writtenVersionId } from '../../object-http';
 import { MULTIPART_SERVICE } from '../../services';
 import { readSmallBody, sendXml } from '../../responses';
-import { writtenVersionId } from '../../object-http';
 import type { S3Handler } from '../../s3-handler';
 import type { S3Request } from '../../s3-request';
 import { ObjectEncryption } from '../../sse/object-encryption';
@@ -30,7 +29,7 @@ export class CompleteMultipartUploadHandler implements S3Handler {
       ifNoneMatch: req.header('if-none-match'),
       ifMatch: req.header('if-match'),
       expectedChecksums: objectChecksums(req),
-      expectedChecksumType: checksumTypeHeader(req),
+      expectedChecksumType: parseChecksumTypeValue(req.header('x-amz-checksum-type')),
     });
     const host = req.header('host') ?? 'localhost';
     sendXml(
@@ -61,12 +60,4 @@ function objectChecksums(req: S3Request): Partial<Record<ChecksumAlgorithm, stri
     if (v !== undefined) out[alg] = v;
   }
   return out;
-}
-
-/** x-amz-checksum-type of CompleteMultipartUpload (InvalidRequest for a value S3 does not know). */
-function checksumTypeHeader(req: S3Request): ChecksumType | undefined {
-  const v = req.header('x-amz-checksum-type')?.trim().toUpperCase();
-  if (v === undefined) return undefined;
-  if (v !== 'COMPOSITE' && v !== 'FULL_OBJECT') throw new S3Error('InvalidRequest', 'Value for x-amz-checksum-type header is invalid.');
-  return v;
 }
