@@ -1,4 +1,4 @@
-import { createHash } from 'crypto';
+import { hash } from 'crypto';
 
 /**
  * How raw usage events are spread over partitions (seed 003): a layout version fixes the number
@@ -32,6 +32,7 @@ export const CURRENT_LAYOUT: EventLayout = EVENT_LAYOUTS[EVENT_LAYOUTS.length - 
  * process-randomized hash: every process and every replay puts one event in the same partition.
  */
 export function shardOf(eventId: string, layout: EventLayout = CURRENT_LAYOUT): number {
-  const digest = createHash('sha256').update(eventId, 'utf8').digest();
+  // the one-shot digest: the same bytes as createHash().update().digest() at half the cost per id
+  const digest = hash('sha256', eventId, 'buffer');
   return digest.readUInt32BE(0) % layout.shards;
 }

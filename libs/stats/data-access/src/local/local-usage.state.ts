@@ -137,19 +137,20 @@ export class LocalUsageState {
       });
       for (const w of c.windows)
         if (w.rebuilt) await this.db.clear({ gte: eventsStart(w.window.bucketId, w.window.start), lt: eventsEnd(w.window.bucketId, w.window.start) });
-      const batch = this.db.batch();
+      // one array batch: a single call into LevelDB for the whole commit (a chained batch makes one per entry)
+      const ops: { type: 'put' | 'del'; key: string; value?: string }[] = [];
       c.windows.forEach((w, i) => {
         const { bucketId, start } = w.window;
         const old = stored[i];
-        if (old) batch.del(indexKey(old.touchedAt, bucketId, start));
+        if (old) ops.push({ type: 'del', key: indexKey(old.touchedAt, bucketId, start) });
         else this.windowCount++;
         this.eventCount += w.window.events - (old?.events ?? 0);
-        batch.put(windowKey(bucketId, start), JSON.stringify(w.window));
-        batch.put(indexKey(w.window.touchedAt, bucketId, start), '');
+        ops.push({ type: 'put', key: windowKey(bucketId, start), value: JSON.stringify(w.window) });
+        ops.push({ type: 'put', key: indexKey(w.window.touchedAt, bucketId, start), value: '' });
       });
-      for (const k of c.events) batch.put(k, '');
-      for (const [p, m] of c.marks) batch.put(partitionKey(p), JSON.stringify(m));
-      await batch.write();
+      for (const k of c.events) ops.push({ type: 'put', key: k, value: '' });
+      for (const [p, m] of c.marks) ops.push({ type: 'put', key: partitionKey(p), value: JSON.stringify(m) });
+      await this.db.batch(ops as never);
     });
   }
 
