@@ -7,8 +7,10 @@ import { SystemClock } from '@ostore/shared/clock';
 import { MetricsRegistry } from '@ostore/shared/observability';
 import {
   BatchPosition,
+  eventOfDelta,
   LocalUsageState,
   StatsMetrics,
+  UsageEventStore,
   UsageRecorder,
   usageStores,
 } from '@ostore/stats/data-access';
@@ -29,6 +31,11 @@ interface Options {
   layouts: number[];
   /** The Cassandra node's pid: its CPU per delta is printed beside the stats process's. */
   cassandraPid?: number;
+  /**
+   * Also time, in the same rounds, the raw-event writes alone (UsageEventStore.write of the same
+   * kind of deltas, no dedup, no local state, no aggregates): the floor one-row-per-event sets.
+   */
+  storeOnly: boolean;
 }
 
 function parseArgs(argv: string[]): Options {
@@ -41,6 +48,7 @@ function parseArgs(argv: string[]): Options {
     keep: false,
     port: 9042,
     layouts: [CURRENT_LAYOUT.version],
+    storeOnly: false,
   };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
@@ -54,6 +62,7 @@ function parseArgs(argv: string[]): Options {
     else if (a === '--port') o.port = v();
     else if (a === '--layouts') o.layouts = argv[++i].split(',').map(Number);
     else if (a === '--cassandra-pid') o.cassandraPid = v();
+    else if (a === '--store-only') o.storeOnly = true;
     else throw new Error(`unknown option ${a}`);
   }
   return o;
@@ -121,7 +130,10 @@ interface Timed {
   cassandraCpuSeconds?: number;
 }
 
-async function timed(recorder: UsageRecorder, partitions: Batch[][], cassandraPid?: number): Promise<Timed> {
+/** What a timed run feeds each batch to: the whole write path, or the raw-event store alone. */
+type Sink = (b: Batch) => Promise<unknown>;
+
+async function timed(sink: Sink, partitions: Batch[][], cassandraPid?: number): Promise<Timed> {
   const started = process.hrtime.bigint();
   const cpu = process.cpuUsage();
   const ticks = cassandraPid === undefined ? undefined : readCpuTicks(cassandraPid);
@@ -129,7 +141,7 @@ async function timed(recorder: UsageRecorder, partitions: Batch[][], cassandraPi
   await Promise.all(
     partitions.map(async (batches) => {
       for (const b of batches) {
-        await recorder.record(b.deltas, b.position);
+        await sink(b);
         events += b.deltas.length;
       }
     }),
@@ -149,6 +161,7 @@ async function timed(recorder: UsageRecorder, partitions: Batch[][], cassandraPi
 interface Arm {
   version: number;
   recorder: UsageRecorder;
+  events: UsageEventStore;
   local: LocalUsageState;
   dir: string;
   /** Its own buckets, the same every round (windows of the last minute continue locally). */
@@ -156,6 +169,7 @@ interface Arm {
   /** Its own partition offsets, consecutive across its rounds (its local state keeps its lease). */
   offset: number;
   rates: number[];
+  storeRates: number[];
   last: Batch[][];
 }
 
@@ -181,15 +195,17 @@ export async function main(argv: string[]): Promise<number> {
       const dir = await mkdtemp(join(tmpdir(), 'ostore-bench-stats-'));
       const local = await LocalUsageState.open(dir);
       const metrics = new StatsMetrics(new MetricsRegistry('bench', false));
-      const { recorder } = usageStores(client, clock, retention, metrics, local, { layout });
+      const { recorder, events } = usageStores(client, clock, retention, metrics, local, { layout });
       arms.push({
         version,
         recorder,
+        events,
         local,
         dir,
         ids: Array.from({ length: o.buckets }, () => randomUUID()),
         offset: 0,
         rates: [],
+        storeRates: [],
         last: [],
       });
     }
@@ -208,14 +224,20 @@ export async function main(argv: string[]): Promise<number> {
           partitionBatches(o, p, share(p), now, arm.offset),
         );
         arm.offset += perRound;
-        const t = await timed(arm.recorder, arm.last, o.cassandraPid);
+        const t = await timed((b) => arm.recorder.record(b.deltas, b.position), arm.last, o.cassandraPid);
         arm.rates.push(t.events / t.seconds);
         lines.push(line(`layout ${arm.version} round ${r + 1}`, t));
+        if (o.storeOnly) {
+          const fresh = Array.from({ length: o.partitions }, (_, p) => partitionBatches(o, p, share(p), Date.now(), 0));
+          const s = await timed((b) => arm.events.write(b.deltas.map(eventOfDelta)), fresh, o.cassandraPid);
+          arm.storeRates.push(s.events / s.seconds);
+          lines.push(line(`layout ${arm.version} round ${r + 1}, raw-event writes alone`, s));
+        }
       }
     }
     for (const arm of arms) {
       const replay = await timed(
-        arm.recorder,
+        (b) => arm.recorder.record(b.deltas, b.position),
         arm.last.map((batches) => republished(batches, perRound)),
         o.cassandraPid,
       );
@@ -223,7 +245,7 @@ export async function main(argv: string[]): Promise<number> {
     }
     for (const arm of arms)
       lines.push(
-        `layout ${arm.version}: median of ${o.rounds} rounds ${Math.round(median(arm.rates))} deltas/s; local store ${arm.local.entries.windows} windows, ${arm.local.entries.events} dedup entries, ${await arm.local.sizeOnDisk()} bytes on disk`,
+        `layout ${arm.version}: median of ${o.rounds} rounds ${Math.round(median(arm.rates))} deltas/s${o.storeOnly ? ` (raw-event writes alone: ${Math.round(median(arm.storeRates))} events/s)` : ''}; local store ${arm.local.entries.windows} windows, ${arm.local.entries.events} dedup entries, ${await arm.local.sizeOnDisk()} bytes on disk`,
       );
     if (arms.length === 2) {
       const ratios = arms[1].rates.map((x, i) => x / arms[0].rates[i]);
