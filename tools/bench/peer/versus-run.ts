@@ -3,7 +3,10 @@
  * [--only put4k,get4k,...] [--label L] [gateway options]`: OStore's gateway (on the local stack) and a
  * single-node MinIO on the same machine, driven by the same clients, phase by phase in alternating
  * order (OStore first in odd rounds, MinIO first in even ones), with CPU per operation split by
- * process. Results: tools/bench/results/<date>-vs-minio.{md,json} (see versus-report.ts); with
+ * process. After each OStore phase the bench waits (`--settle S`, default 120 s, 0: off) until
+ * Cassandra has no compaction pending or running and counts Cassandra's CPU of that tail as the
+ * phase's own (beside the in-phase figure), so a phase never pays for the compactions of the one
+ * before it. Results: tools/bench/results/<date>-vs-minio.{md,json} (see versus-report.ts); with
  * `--label L`, <date>-vs-minio.L.{md,json}, so an experiment never replaces the standard run.
  */
 import { join } from 'path';
@@ -15,6 +18,8 @@ import { parseArgs, takeOption } from '../lib/args';
 import { ensureBucket, sdkClient } from '../lib/sdk-load';
 import { parseDuration } from '../lib/units';
 import { findWarp, runWarp } from '../lib/warp';
+import { compactionsPending } from '../lib/compactions';
+import { localStack } from '../lib/stack';
 import { CpuTimeline } from './cpu-timeline';
 import { buildMinio, findMinio, MinioProcess, minioVersion } from './minio';
 import { deleteBatches, listLoop, putMany } from './peer-ops';
@@ -40,6 +45,8 @@ interface Options {
   only?: string[];
   /** Names the results file of an experiment (`<date>-vs-minio.<label>.md`). */
   label?: string;
+  /** Most seconds to wait after an OStore phase for Cassandra's compactions to finish (`--settle`, 0: do not wait). */
+  settleSec: number;
 }
 
 const KiB = 1024;
@@ -128,6 +135,29 @@ async function runPhase(bench: Bench, warp: string, peer: Peer, cpu: CpuTimeline
   }
 }
 
+/**
+ * After an OStore phase: waits (at most `maxSec`) until the node has no compaction pending or
+ * running, so that the compactions a phase's writes cause are counted as that phase's tail and
+ * not as the CPU of the next phase (a GET phase would otherwise pay for the PUTs before it).
+ */
+async function settleCassandra(maxSec: number): Promise<{ settled: boolean; seconds: number }> {
+  const started = Date.now();
+  const stack = localStack();
+  for (;;) {
+    let n: number | undefined;
+    try {
+      n = compactionsPending(stack.nodetool(['compactionstats']));
+    } catch (e) {
+      log(`settle: nodetool compactionstats failed (${(e as Error).message.split('\n')[0]}); not waiting`);
+      return { settled: false, seconds: (Date.now() - started) / 1000 };
+    }
+    const seconds = (Date.now() - started) / 1000;
+    if (n === 0) return { settled: true, seconds };
+    if (seconds >= maxSec) return { settled: false, seconds };
+    await new Promise((r) => setTimeout(r, 1000));
+  }
+}
+
 function listBucket(bench: Bench, peer: Peer): string {
   return `vs-${bench.bucketTag}-${peer.name.toLowerCase()}-list`;
 }
@@ -140,7 +170,9 @@ export async function main(argvIn: string[]): Promise<number> {
     listObjects: Number(takeOption(argv, '--list-objects') ?? 100_000),
     only: takeOption(argv, '--only')?.split(','),
     label: takeOption(argv, '--label'),
+    settleSec: Number(takeOption(argv, '--settle') ?? 120),
   };
+  if (!Number.isFinite(o.settleSec) || o.settleSec < 0) throw new Error(`--settle: seconds >= 0, got ${o.settleSec}`);
   if (o.label !== undefined && !/^[A-Za-z0-9_-]+$/.test(o.label)) throw new Error(`--label: letters, digits, - and _ only, got ${o.label}`);
   const phases = PHASES.filter((p) => !o.only || o.only.includes(p));
   const warp = findWarp();
@@ -172,7 +204,14 @@ export async function main(argvIn: string[]): Promise<number> {
         for (const peer of order) {
           log(`round ${round}: ${phase} against ${peer.name}`);
           const r = await runPhase(bench, warp, peer, cpu, phase, round, o);
-          runs.push({ peer: peer.name, round, phase, loadavg: loadavg()[0], ...r });
+          let tail: Pick<PhaseRun, 'tailCpuSec' | 'tailSeconds' | 'settled'> = {};
+          if (peer.name === 'OStore' && o.settleSec > 0) {
+            const end = Date.now();
+            const s = await settleCassandra(o.settleSec);
+            tail = { tailCpuSec: cpu.between(end, Date.now()), tailSeconds: s.seconds, settled: s.settled };
+            log(`round ${round}: ${phase} ${peer.name}: compactions ${s.settled ? 'settled' : 'NOT settled'} ${s.seconds.toFixed(0)} s after the phase`);
+          }
+          runs.push({ peer: peer.name, round, phase, loadavg: loadavg()[0], ...r, ...tail });
           log(`round ${round}: ${phase} ${peer.name} ${r.opsPerSec.toFixed(1)} ops/s ${r.mibPerSec.toFixed(1)} MiB/s errors ${r.errors}`);
           writeVersus(bench, env.tools, { minio: minioVersion(minioBin), options: o }, runs);
         }
