@@ -49,6 +49,13 @@ interface Options {
   settleSec: number;
 }
 
+/**
+ * The SDK clients close a socket idle this long: between phases a client's sockets sit idle while
+ * warp runs, and a server that closed them first (MinIO does) answered the next request on a stale
+ * socket with "socket hang up", which ended a whole run.
+ */
+const IDLE_SOCKET_MS = 2000;
+
 const KiB = 1024;
 const MiB = 1024 * 1024;
 
@@ -187,8 +194,8 @@ export async function main(argvIn: string[]): Promise<number> {
     log(`minio: ready at ${minio.endpoint} (pid ${minio.pid})`);
     const t = env.target;
     const peers: Peer[] = [
-      { name: 'OStore', endpoint: t.endpoint, host: t.host, accessKey: t.accessKey, secretKey: t.secretKey, pids: { gateway: t.gatewayPid, cassandra: t.pids['cassandra'], kafka: t.pids['kafka'] }, client: sdkClient({ endpoint: t.endpoint, region: REGION, accessKeyId: t.accessKey, secretAccessKey: t.secretKey }, 64), listKeys: [], mixedKeys: [] },
-      { name: 'MinIO', endpoint: minio.endpoint, host: minio.host, accessKey: minio.accessKey, secretKey: minio.secretKey, pids: { minio: minio.pid }, client: sdkClient({ endpoint: minio.endpoint, region: REGION, accessKeyId: minio.accessKey, secretAccessKey: minio.secretKey }, 64), listKeys: [], mixedKeys: [] },
+      { name: 'OStore', endpoint: t.endpoint, host: t.host, accessKey: t.accessKey, secretKey: t.secretKey, pids: { gateway: t.gatewayPid, cassandra: t.pids['cassandra'], kafka: t.pids['kafka'] }, client: sdkClient({ endpoint: t.endpoint, region: REGION, accessKeyId: t.accessKey, secretAccessKey: t.secretKey }, 64, 120_000, IDLE_SOCKET_MS), listKeys: [], mixedKeys: [] },
+      { name: 'MinIO', endpoint: minio.endpoint, host: minio.host, accessKey: minio.accessKey, secretKey: minio.secretKey, pids: { minio: minio.pid }, client: sdkClient({ endpoint: minio.endpoint, region: REGION, accessKeyId: minio.accessKey, secretAccessKey: minio.secretKey }, 64, 120_000, IDLE_SOCKET_MS), listKeys: [], mixedKeys: [] },
     ];
     const cpu = new CpuTimeline({ gateway: t.gatewayPid, cassandra: t.pids['cassandra'], kafka: t.pids['kafka'], minio: minio.pid, 'client+children': process.pid }).start();
     if (phases.includes('list')) {
