@@ -128,7 +128,7 @@ describe('the stats app answers current usage of its own partitions from memory'
     return {
       bucketId,
       bytes: (bucketId === X ? 5000 : 0) + after.reduce((n, d) => n + d.bytes, 0),
-      objects: (bucketId === X ? 2 : 0) + after.reduce((n, d) => n + d.objects, 0),
+      objects: (bucketId === X ? 2 : 0) + after.reduce((n, d) => n + (d.objects ?? 0), 0),
       deltaEvents: after.length,
       cut: new Date(cut).toISOString(),
     };
