@@ -72,6 +72,12 @@ describe(QuotaGuard.name, () => {
     expect(ledger.reads).toHaveLength(0);
   });
 
+  it('reads the limits of a bucket row, naming only the limits that are set', () => {
+    expect(quotaOf({ quotaBytes: 0 })).toStrictEqual({ maxBytes: 0 });
+    expect(quotaOf({ quotaObjects: 7 })).toStrictEqual({ maxObjects: 7 });
+    expect(quotaOf({ quotaBytes: 2 ** 50, quotaObjects: 1e12 })).toStrictEqual({ maxBytes: 2 ** 50, maxObjects: 1e12 });
+  });
+
   it('never admits more than the limit among concurrent requests of one process', async () => {
     ledger.holdReads = true;
     const attempts = Array.from({ length: 8 }, () => refusal(sut.admit(bucket, { bytes: 30, objects: 0 })));

@@ -78,7 +78,7 @@ export class BucketQuotaState {
 
   /** What the bucket holds at most, as far as this process can tell, given a read. */
   usedBy(read: LedgerRead): LedgerUsage {
-    const used = { ...read.usage };
+    const used = { bytes: read.usage.bytes, objects: read.usage.objects };
     add(used, this.reserved);
     add(used, this.unflushed);
     add(used, this.pendingGrowth);

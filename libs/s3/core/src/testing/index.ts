@@ -9,3 +9,4 @@ export * from './tree-model';
 export { InMemoryLifecycleStore } from './in-memory-lifecycle.store';
 export type { NewVersion } from './in-memory-lifecycle.store';
 export { UnconnectedAppInfra } from './nest-infra';
+export { InMemoryQuotaLedger } from './in-memory-quota-ledger';
