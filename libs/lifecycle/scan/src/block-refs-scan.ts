@@ -46,7 +46,8 @@ export const REFS_RESOLVED = 1000;
 /** A block needs this many references to be ranked: a block with one reference shares nothing. */
 export const MIN_SHARED_REFS = 2;
 
-const num = (v: unknown): number => (v === null || v === undefined ? 0 : typeof v === 'number' ? v : (v as types.Long).toNumber());
+const num = (v: unknown): number =>
+  v === null || v === undefined ? 0 : typeof v === 'number' ? v : (v as types.Long).toNumber();
 
 /**
  * The scan's reads of `block_refs`, through the session pinned to the local node at ONE (as
@@ -117,7 +118,17 @@ class BlockGroupBuilder implements GroupBuilder<ScannedBlockRefRow, ScannedBlock
 
   build(): ScannedBlock {
     const f = this.first;
-    return { token: f.token, bucketId: '', parent: f.blockId, name: '', blockId: f.blockId, size: f.size, committed: f.committed, refCount: this.refCount, refs: this.refs };
+    return {
+      token: f.token,
+      bucketId: '',
+      parent: f.blockId,
+      name: '',
+      blockId: f.blockId,
+      size: f.size,
+      committed: f.committed,
+      refCount: this.refCount,
+      refs: this.refs,
+    };
   }
 }
 
@@ -146,7 +157,11 @@ export class MetastoreRefBucketSource implements RefBucketSource {
     for (let i = 0; i < vids.length; i += this.concurrency)
       await Promise.all(
         vids.slice(i, i + this.concurrency).map(async (ref) => {
-          const rs = await this.db.execute('SELECT bucket_id FROM version_meta WHERE vid = ?', [ref.slice(2)], { isIdempotent: true });
+          const rs = await this.db.execute(
+            'SELECT bucket_id FROM version_meta WHERE vid = ?',
+            [ref.slice(2)],
+            { isIdempotent: true },
+          );
           const b = rs.first()?.['bucket_id'];
           if (b !== null && b !== undefined) out.set(ref, String(b));
         }),
@@ -194,13 +209,20 @@ export class BlockRefsScanTask implements ScanTask<ScannedBlockRefRow, ScannedBl
     const perBucket: Record<string, number> = {};
     const names: Record<string, string> = {};
     if (block.refCount >= MIN_SHARED_REFS) {
-      for (const bucketId of (await this.owners.bucketsOf(block.refs)).values()) perBucket[bucketId] = (perBucket[bucketId] ?? 0) + 1;
+      for (const bucketId of (await this.owners.bucketsOf(block.refs)).values())
+        perBucket[bucketId] = (perBucket[bucketId] ?? 0) + 1;
       for (const bucketId of Object.keys(perBucket)) {
         const name = (this.buckets.peek(bucketId) ?? (await this.buckets.get(bucketId)))?.name;
         if (name !== undefined) names[bucketId] = name;
       }
     }
-    counter.addBlock({ blockId: block.blockId, size: block.size, refs: block.refCount, buckets: perBucket, names });
+    counter.addBlock({
+      blockId: block.blockId,
+      size: block.size,
+      refs: block.refCount,
+      buckets: perBucket,
+      names,
+    });
     return [];
   }
 

@@ -55,7 +55,7 @@ export class SnapshotsTooFarApartError extends Error {
 
 /**
  * Combines every host's completed snapshots (of versions and of uploads) into one per bucket, at
- * the common cut C = the earliest cut of them. Every host counted what was written before its own
+ * the common cut C = the earliest cut of them (undefined when none counts usage). Every host counted what was written before its own
  * cut, which is C or later; its per-window sums of the lookback take back out what it counted of
  * [C, its cut), so that every host's figures count exactly what was written before C (and still
  * existed when it read it). A host whose lookback does not reach back to C cannot be brought to
@@ -67,8 +67,10 @@ export class SnapshotsTooFarApartError extends Error {
 export function combineSnapshots(parts: readonly CompletedHostSnapshot[]): CombinedSnapshot | undefined {
   if (parts.length === 0) return undefined;
   // A pass over block_refs counts no usage (its snapshot carries block totals): it has no say in the cut.
+  // Without any, there is no usage at a cut to combine: block lists alone would read as empty buckets.
   const usage = parts.filter((p) => p.snapshot.blocks === undefined);
-  const cutMs = Math.min(...(usage.length > 0 ? usage : parts).map((p) => p.snapshot.cutMs));
+  if (usage.length === 0) return undefined;
+  const cutMs = Math.min(...usage.map((p) => p.snapshot.cutMs));
   for (const p of usage)
     if (p.snapshot.cutMs - p.snapshot.lookbackMs > cutMs) throw new SnapshotsTooFarApartError(p.source, new Date(cutMs));
   const byBucket = new Map<string, BucketTally[]>();
