@@ -46,15 +46,31 @@ describe('bucket report (admin API and CLI)', () => {
     const acc = new SnapshotAccumulator(emptyHostSnapshot(Date.now()));
     acc.addObject({ bucketId, bucket: 'reported', parent: 'a/', name: 'b', current: { vts: (Date.now() - 3_600_000) * 1000, size: 3 * 1024 * 1024, storageClass: 'STANDARD', isDeleteMarker: false }, noncurrent: [] });
     const store = new SnapshotStore(db, new SystemClock());
-    await store.saveCombination(gw.keyspace, combineSnapshots([{ source: 'h1', handler: 'versions', completedAt: new Date(), snapshot: acc.finish() }])!);
+    // a pass over block_refs (of another host): one block shared by this bucket and another
+    const OTHER = '00000000-0000-4000-8000-000000000001';
+    const blocks = new SnapshotAccumulator({ ...emptyHostSnapshot(Date.now()), blocks: { blocks: 0, refs: 0, maxRefs: 0 } });
+    blocks.addBlock({ blockId: 'blk-0001', size: 64 * 1024, refs: 5, buckets: { [bucketId]: 4, [OTHER]: 1 } });
+    await store.saveCombination(
+      gw.keyspace,
+      combineSnapshots([
+        { source: 'h1', handler: 'versions', completedAt: new Date(), snapshot: acc.finish() },
+        { source: 'h2', handler: 'block_refs', completedAt: new Date(), snapshot: blocks.finish() },
+      ])!,
+    );
 
     const res = await report('reported');
     expect(res.status).toBe(200);
     expect(await res.json()).toMatchObject({
       bucket: 'reported',
       bucketId,
-      snapshot: { hostSnapshots: 1 },
-      figures: { bytes: 3 * 1024 * 1024, objects: 1, topBySize: [{ name: 'a/b', n: 3 * 1024 * 1024 }], topDirectories: [{ name: 'a/', n: 1 }] },
+      snapshot: { hostSnapshots: 2 },
+      figures: {
+        bytes: 3 * 1024 * 1024,
+        objects: 1,
+        topBySize: [{ name: 'a/b', n: 3 * 1024 * 1024 }],
+        topDirectories: [{ name: 'a/', n: 1 }],
+        topBlocks: [{ name: 'blk-0001', n: 5, size: 64 * 1024, buckets: { [bucketId]: 4, [OTHER]: 1 } }],
+      },
     });
     const unknown = await report('no-such-bucket');
     expect(unknown.status).toBe(404);
@@ -68,7 +84,8 @@ describe('bucket report (admin API and CLI)', () => {
     ])) as { code: number; stdout: string; stderr: string }[];
     expect(human.stdout).toMatch(/a\/b\s+3 MiB/);
     expect(human.stdout).toMatch(/objects over 100 versions\s+0/);
-    expect(JSON.parse(json.stdout)).toMatchObject({ figures: { bytes: 3 * 1024 * 1024 } });
+    expect(human.stdout).toMatch(/^blk-0001\s+5\s+4\s+64 KiB\s+2$/m);
+    expect(JSON.parse(json.stdout)).toMatchObject({ figures: { bytes: 3 * 1024 * 1024, topBlocks: [{ name: 'blk-0001', n: 5 }] } });
     expect(failed.code).toBe(1);
     expect(failed.stderr).toContain('404 no bucket "no-such-bucket"');
   }, 300_000);

@@ -30,6 +30,7 @@ describe(renderBucketReport.name, () => {
         topBySize: [{ name: 'a/big', n: 5 * 1024 * 1024 }],
         topByVersions: [],
         topDirectories: [{ name: '', n: 2 }],
+        topBlocks: [{ name: 'blk-shared', n: 12, size: 64 * 1024, buckets: { id: 9, other: 3 } }],
         anomalies: { overdueVersions: 7, objectsOver100Versions: 0, directoriesOver100k: 0 },
       },
     });
@@ -37,6 +38,7 @@ describe(renderBucketReport.name, () => {
     expect(text).toMatch(/a\/big\s+5 MiB/);
     expect(text).toMatch(/overdue versions\s+7/);
     expect(text).toMatch(/^\/\s+2$/m);
+    expect(text).toMatch(/^blk-shared\s+12\s+9\s+64 KiB\s+2$/m);
     expect(renderBucketReport({ bucket: 'b', bucketId: 'id', snapshot: null, figures: null })).toContain('no combined snapshot yet');
   });
 });

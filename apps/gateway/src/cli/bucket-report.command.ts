@@ -6,7 +6,8 @@ export const BUCKET_REPORT_HELP = `usage: bucket report <bucket> [--json]
 
 The bucket in the newest combined scan snapshot: bytes per storage class, objects, versions,
 delete markers, incomplete uploads, the top objects by size and by versions, the top directories
-by entries, and the anomaly counters. The snapshot counts what was written before its cut; the
+by entries, the most-referenced blocks (all their references, those of this bucket, their size
+and how many buckets share them), and the anomaly counters. The snapshot counts what was written before its cut; the
 stats app adds the usage deltas after the cut for the current usage.
 
   --json   the admin API's answer as JSON (for scripts)
@@ -56,6 +57,16 @@ export function renderBucketReport(r: BucketReport): string {
   top('largest objects', 'size', f.topBySize, formatBytes);
   top('objects with most versions', 'versions', f.topByVersions, String);
   top('largest directories', 'entries', f.topDirectories, String);
+  const blocks = f.topBlocks ?? [];
+  if (blocks.length) {
+    out.push('');
+    out.push(
+      table(
+        ['most-referenced blocks', 'references', 'in this bucket', 'size', 'buckets'],
+        blocks.map((b) => [b.name, String(b.n), String(b.buckets[r.bucketId] ?? 0), formatBytes(b.size), String(Object.keys(b.buckets).length)]),
+      ),
+    );
+  }
   out.push('');
   out.push(
     table(

@@ -11,7 +11,7 @@ describe(loadScannerConfig.name, () => {
       intervalMs: 3_600_000,
       fetchSize: 2000,
       rowsPerSecond: 20000,
-      tables: ['versions', 'uploads'],
+      tables: ['versions', 'uploads', 'block_refs'],
     });
     expect(sut.lifecycle).toEqual({ debugDaySeconds: 0, overdueGraceMs: 86_400_000 });
     expect(sut.queueBackend).toBe('kafka');

@@ -3,7 +3,7 @@ import { QUEUE_BACKENDS, QueueBackend } from '@ostore/queue/data-access';
 import { BaseConfig, baseEnvSchema, toBaseConfig } from '@ostore/shared/runtime';
 import { FOLDER_CLEANUP_ENV, FolderCleanupConfig, toFolderCleanupConfig } from './folder-cleanup.config';
 
-const TABLES = ['versions', 'uploads'] as const;
+const TABLES = ['versions', 'uploads', 'block_refs'] as const;
 export type ScannedTableName = (typeof TABLES)[number];
 
 const schema = baseEnvSchema.extend({
@@ -29,7 +29,7 @@ const schema = baseEnvSchema.extend({
   SCAN_PUBLISH_BATCH: envVar.int(500, 1, 10000),
   /** The tables scanned, in this order. */
   SCAN_TABLES: envVar
-    .list('versions,uploads')
+    .list('versions,uploads,block_refs')
     .refine((l) => l.every((t) => (TABLES as readonly string[]).includes(t)), `must list tables of ${TABLES.join(', ')}`),
   /** Debug timing: a lifecycle "day" lasts this many seconds (unset or 0: AWS's days). */
   LIFECYCLE_DEBUG_DAY_SECONDS: envVar.int(0, 0, 86400),

@@ -40,9 +40,12 @@ export class SnapshotCombiner {
     else
       try {
         combined = combineSnapshots(parts);
-        await this.store.saveCombination(this.keyspace, combined!);
-        outcome = 'combined';
-        this.log.info('host snapshots combined', { cut: combined!.cut.toISOString(), parts: combined!.parts, buckets: combined!.buckets.length });
+        if (!combined) outcome = 'none';
+        else {
+          await this.store.saveCombination(this.keyspace, combined);
+          outcome = 'combined';
+          this.log.info('host snapshots combined', { cut: combined.cut.toISOString(), parts: combined.parts, buckets: combined.buckets.length });
+        }
       } catch (e) {
         if (!(e instanceof SnapshotsTooFarApartError)) throw e;
         outcome = 'too_far_apart';

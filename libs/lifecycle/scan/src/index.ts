@@ -16,5 +16,6 @@ export * from './object-verdict';
 export * from './scan.metrics';
 export * from './local-scanner';
 export * from './scan-tasks';
+export * from './block-refs-scan';
 export * from './scan-snapshots';
 export * from './local-scan.factory';

@@ -13,6 +13,7 @@ import { ScanHandler, ScanStateStore } from './scan-state';
 import { CassandraScanStateStore } from './scan-state.repository';
 import { ScanMetrics } from './scan.metrics';
 import { UploadsScanTask, VersionsScanTask } from './scan-tasks';
+import { BlockRefsPageSource, BlockRefsScanTask, MetastoreRefBucketSource } from './block-refs-scan';
 import { MetastoreVersionTagSource } from './version-tags';
 
 export interface LocalScanDeps {
@@ -38,8 +39,8 @@ export interface LocalScan {
 }
 
 /**
- * Wires a LocalScanner and its two lifecycle tasks over Cassandra (the scanner app, tests and the
- * bench); both tasks count the pass's usage snapshot.
+ * Wires a LocalScanner and its tasks over Cassandra (the scanner app, tests and the bench): the
+ * two lifecycle tasks count the pass's usage snapshot, the `block_refs` task its most-referenced blocks.
  */
 export function createLocalScan(d: LocalScanDeps): LocalScan {
   const state = new CassandraScanStateStore(d.db, d.clock);
@@ -69,6 +70,10 @@ export function createLocalScan(d: LocalScanDeps): LocalScan {
         counting: snapshots,
         parts: new UploadsRepository(d.db),
       }),
+    ],
+    [
+      'block_refs',
+      new BlockRefsScanTask(new BlockRefsPageSource(d.scanClient), buckets, new MetastoreRefBucketSource(d.db), snapshots, d.metrics),
     ],
   ]);
   return { scanner, state, tasks };

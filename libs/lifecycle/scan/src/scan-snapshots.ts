@@ -28,9 +28,16 @@ export class ScanSnapshots {
     private readonly log: ScanLog,
   ) {}
 
-  /** A fresh pass starts an empty snapshot; a resumed one goes on with its saved one (none: it writes none). */
-  started(stats: ScanStats, passTs: Date, resumed: boolean): void {
-    if (!resumed) stats.usage = emptyHostSnapshot(passTs.getTime(), this.settings.lookbackMs ?? DEFAULT_LOOKBACK_MS);
+  /**
+   * A fresh pass starts an empty snapshot; a resumed one goes on with its saved one (none: it writes
+   * none). `blocks`: the pass counts blocks (its snapshot carries block totals, which tell the
+   * combiner that it counts no usage and has no say in the common cut).
+   */
+  started(stats: ScanStats, passTs: Date, resumed: boolean, blocks = false): void {
+    if (!resumed) {
+      stats.usage = emptyHostSnapshot(passTs.getTime(), this.settings.lookbackMs ?? DEFAULT_LOOKBACK_MS);
+      if (blocks) stats.usage.blocks = { blocks: 0, refs: 0, maxRefs: 0 };
+    }
     else if (!stats.usage) this.log.warn('resumed pass has no readable usage snapshot; this pass writes none', {});
   }
 

@@ -2,7 +2,7 @@ import type { HostSnapshot } from '@ostore/stats/snapshot';
 import { ScanStatus } from './scan-position';
 
 /** The tables a scanner scans; the `handler` of a snapshot row. */
-export type ScanHandler = 'versions' | 'uploads';
+export type ScanHandler = 'versions' | 'uploads' | 'block_refs';
 
 /** What a pass counted so far (the snapshot's `stat`). Survives restarts with the position. */
 export interface ScanStats {

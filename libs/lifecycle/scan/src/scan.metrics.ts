@@ -12,6 +12,9 @@ import { ScanHandler } from './scan-state';
 export class ScanMetrics {
   readonly versionsScanned: Counter;
   readonly uploadsScanned: Counter;
+  readonly blockRefsScanned: Counter;
+  /** References of the most-referenced block of this node's primary ranges, as the last complete pass counted them. */
+  readonly blockMaxReferences: Gauge;
   readonly candidatesPublished: Counter<'queue'>;
   /** Active seconds of one complete pass (summed over the segments of a resumed pass). */
   readonly scanDuration: Histogram<'table'>;
@@ -35,6 +38,14 @@ export class ScanMetrics {
     this.uploadsScanned = registry.counter(
       'ostore_scanner_uploads_scanned_total',
       'Rows of the uploads table read by the local scan',
+    );
+    this.blockRefsScanned = registry.counter(
+      'ostore_scanner_block_refs_scanned_total',
+      'Rows of the block_refs table read by the local scan (one per reference, or one per block without any)',
+    );
+    this.blockMaxReferences = registry.gauge(
+      'ostore_scanner_block_max_references',
+      "References of the most-referenced block of this node's primary ranges, as the last complete pass over block_refs counted them",
     );
     this.candidatesPublished = registry.counter(
       'ostore_scanner_candidates_published_total',
@@ -90,7 +101,7 @@ export class ScanMetrics {
   }
 
   rowsScanned(table: ScanHandler, n: number): void {
-    (table === 'versions' ? this.versionsScanned : this.uploadsScanned).inc(n);
+    (table === 'versions' ? this.versionsScanned : table === 'uploads' ? this.uploadsScanned : this.blockRefsScanned).inc(n);
   }
 
   published(queue: QueueName, n: number): void {

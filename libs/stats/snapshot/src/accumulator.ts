@@ -1,5 +1,6 @@
 import {
   BucketTally,
+  RankedBlock,
   CUT_GRID_MS,
   emptyTally,
   HostSnapshot,
@@ -40,6 +41,21 @@ export interface SnapshotUploads {
   /** Their part rows: size and when the part was stored (ms). */
   readonly parts: readonly { readonly size: number; readonly atMs: number }[];
 }
+
+/** One block as a scan of its `block_refs` partition read it: every reference, in one group. */
+export interface SnapshotBlock {
+  readonly blockId: string;
+  readonly size: number;
+  /** Every reference of the block (the partition's rows). */
+  readonly refs: number;
+  /** References traced to a bucket, per bucket id (the rest are counted in `refs` only). */
+  readonly buckets: Readonly<Record<string, number>>;
+  /** Bucket names by id, where known. */
+  readonly names?: Readonly<Record<string, string>>;
+}
+
+/** Most buckets a block names in its snapshot entry (the ones with the most references). */
+export const BLOCK_BUCKETS_KEPT = 5;
 
 /**
  * Counts objects into a HostSnapshot, in place (the snapshot is the pass's saved state). Objects
@@ -106,6 +122,25 @@ export class SnapshotAccumulator {
       t.bytes += p.size;
       this.recent(t, p.atMs, p.size, 0, 0);
     }
+  }
+
+  /**
+   * Counts one block with all of its references: into the pass's totals, and offered to the top
+   * list of every bucket that references it (ranked by ALL its references, so a block shared by
+   * many buckets ranks the same in each). Call once per block partition: the scan's position only
+   * ever falls between two blocks, so a resumed pass never offers a block twice.
+   */
+  addBlock(b: SnapshotBlock): void {
+    if (b.refs <= 0) return;
+    const totals = (this.snapshot.blocks ??= { blocks: 0, refs: 0, maxRefs: 0 });
+    totals.blocks++;
+    totals.refs += b.refs;
+    totals.maxRefs = Math.max(totals.maxRefs, b.refs);
+    const kept = Object.entries(b.buckets)
+      .filter(([, n]) => n > 0)
+      .sort(([a, x], [c, y]) => y - x || (a < c ? -1 : a > c ? 1 : 0));
+    const entry: RankedBlock = { name: b.blockId, n: b.refs, size: b.size, buckets: Object.fromEntries(kept.slice(0, BLOCK_BUCKETS_KEPT)) };
+    for (const [bucketId] of kept) offerTop((this.tally(bucketId, b.names?.[bucketId]).topBlocks ??= []), entry);
   }
 
   /** Ranks the directory still open: call once, when the pass has read everything. */

@@ -5,6 +5,11 @@ import { HostSnapshot } from './snapshot';
 const count = z.number().int().nonnegative();
 const signed = z.number().int();
 const ranked = z.array(z.object({ name: z.string(), n: count }).strict());
+/** Absent in snapshots written before the block scan: they still decode (as no blocks). */
+const rankedBlocks = z.array(
+  z.object({ name: z.string(), n: count, size: count, buckets: z.record(z.string(), count) }).strict(),
+);
+const blockTotals = z.object({ blocks: count, refs: count, maxRefs: count }).strict();
 const anomalies = z.object({ overdueVersions: count, objectsOver100Versions: count, directoriesOver100k: count }).strict();
 const classes = z.record(z.string(), z.object({ current: count, noncurrent: count }).strict());
 
@@ -24,6 +29,7 @@ const tally = z
     topBySize: ranked,
     topByVersions: ranked,
     topDirectories: ranked,
+    topBlocks: rankedBlocks.optional(),
     anomalies,
   })
   .strict();
@@ -34,6 +40,7 @@ const hostSnapshot = z
     cutMs: count,
     lookbackMs: count,
     buckets: z.record(z.string(), tally),
+    blocks: blockTotals.optional(),
     openDir: z.object({ bucketId: z.string(), parent: z.string(), entries: count }).strict().optional(),
   })
   .strict();
@@ -55,6 +62,7 @@ const bucketSnapshot = z
     topBySize: ranked,
     topByVersions: ranked,
     topDirectories: ranked,
+    topBlocks: rankedBlocks.default([]),
     anomalies,
   })
   .strict();

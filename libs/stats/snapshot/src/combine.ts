@@ -1,5 +1,5 @@
-import { Anomalies, BucketTally, ClassBytes, HostSnapshot } from './snapshot';
-import { mergeTops, Ranked } from './top-k';
+import { Anomalies, BucketTally, ClassBytes, HostSnapshot, RankedBlock } from './snapshot';
+import { mergeTops, Ranked, TOP_K } from './top-k';
 
 /** A host's completed snapshot of one table, as the combiner reads it. */
 export interface CompletedHostSnapshot {
@@ -27,6 +27,8 @@ export interface BucketSnapshot {
   readonly topBySize: Ranked[];
   readonly topByVersions: Ranked[];
   readonly topDirectories: Ranked[];
+  /** The most-referenced blocks the bucket references (see `mergeBlockTops` for what it guarantees). */
+  readonly topBlocks: RankedBlock[];
   readonly anomalies: Anomalies;
 }
 
@@ -53,18 +55,23 @@ export class SnapshotsTooFarApartError extends Error {
 
 /**
  * Combines every host's completed snapshots (of versions and of uploads) into one per bucket, at
- * the common cut C = the earliest cut of them. Every host counted what was written before its own
+ * the common cut C = the earliest cut of them (undefined when none counts usage). Every host counted what was written before its own
  * cut, which is C or later; its per-window sums of the lookback take back out what it counted of
  * [C, its cut), so that every host's figures count exactly what was written before C (and still
  * existed when it read it). A host whose lookback does not reach back to C cannot be brought to
  * C: SnapshotsTooFarApartError (the combination is skipped; the snapshot age alert fires when
  * that lasts). Top lists are merged (each host's list is its own top K: a directory partition
- * lives on one host); anomaly counters add up.
+ * lives on one host); anomaly counters add up. The snapshots of `block_refs` passes only add their
+ * top lists of blocks (see `mergeBlockTops`): they count no usage and do not move the cut.
  */
 export function combineSnapshots(parts: readonly CompletedHostSnapshot[]): CombinedSnapshot | undefined {
   if (parts.length === 0) return undefined;
-  const cutMs = Math.min(...parts.map((p) => p.snapshot.cutMs));
-  for (const p of parts)
+  // A pass over block_refs counts no usage (its snapshot carries block totals): it has no say in the cut.
+  // Without any, there is no usage at a cut to combine: block lists alone would read as empty buckets.
+  const usage = parts.filter((p) => p.snapshot.blocks === undefined);
+  if (usage.length === 0) return undefined;
+  const cutMs = Math.min(...usage.map((p) => p.snapshot.cutMs));
+  for (const p of usage)
     if (p.snapshot.cutMs - p.snapshot.lookbackMs > cutMs) throw new SnapshotsTooFarApartError(p.source, new Date(cutMs));
   const byBucket = new Map<string, BucketTally[]>();
   for (const p of parts)
@@ -147,6 +154,27 @@ function sumTallies(bucketId: string, cut: Date, tallies: readonly BucketTally[]
     topBySize: mergeTops(tallies.map((t) => t.topBySize)),
     topByVersions: mergeTops(tallies.map((t) => t.topByVersions)),
     topDirectories: mergeTops(tallies.map((t) => t.topDirectories)),
+    topBlocks: mergeBlockTops(tallies.map((t) => t.topBlocks ?? [])),
     anomalies,
   };
+}
+
+/**
+ * The top K of the hosts' top lists of most-referenced blocks. What it guarantees: every block
+ * has ONE `block_refs` partition, which the pass over `block_refs` of exactly one host (its
+ * primary replica) reads whole, so each block comes with ALL its references from one host and
+ * the merge of the hosts' exact top K is the exact top K of the cluster — as of each host's pass
+ * (the counts are not brought to the common cut: a reference has no time of its own, and passes
+ * of different hosts read at different times). A block listed by two hosts (its range moved
+ * between their passes) is kept once, with its larger count (the hosts'
+ * passes are not ordered here): it may then be off by the references changed between the passes.
+ */
+export function mergeBlockTops(lists: readonly (readonly RankedBlock[])[], k = TOP_K): RankedBlock[] {
+  const byId = new Map<string, RankedBlock>();
+  for (const list of lists)
+    for (const b of list) {
+      const seen = byId.get(b.name);
+      if (!seen || b.n > seen.n) byId.set(b.name, b);
+    }
+  return mergeTops([[...byId.values()]], k);
 }

@@ -24,6 +24,24 @@ export interface ClassBytes {
   noncurrent: number;
 }
 
+/**
+ * One of the most-referenced blocks: `name` is the block id, `n` ALL its references (of every
+ * bucket, counted from its `block_refs` partition), `size` its bytes, `buckets` the references per
+ * bucket id among those resolved (a reference whose version or part cannot be traced to a bucket is
+ * in `n` only).
+ */
+export interface RankedBlock extends Ranked {
+  readonly size: number;
+  readonly buckets: Readonly<Record<string, number>>;
+}
+
+/** What a pass over `block_refs` counted in all: blocks, their references, the most of one block. */
+export interface BlockTotals {
+  blocks: number;
+  refs: number;
+  maxRefs: number;
+}
+
 /** The counters that anomalies are found by. */
 export interface Anomalies {
   /** Versions whose lifecycle action is overdue by more than the scanner's grace. */
@@ -69,6 +87,11 @@ export interface BucketTally {
   topBySize: Ranked[];
   topByVersions: Ranked[];
   topDirectories: Ranked[];
+  /**
+   * The bucket's most-referenced blocks this host holds (the pass over `block_refs`; absent in
+   * snapshots of other tables and of builds before it).
+   */
+  topBlocks?: RankedBlock[];
   anomalies: Anomalies;
 }
 
@@ -83,6 +106,8 @@ export interface HostSnapshot {
   /** Per-window sums are kept for versions written in [cutMs - lookbackMs, cutMs). */
   lookbackMs: number;
   buckets: Record<string, BucketTally>;
+  /** Totals of a pass over `block_refs` (absent for other tables and builds before it). */
+  blocks?: BlockTotals;
   /** The directory being counted when the pass saved its position (its entries so far). */
   openDir?: { bucketId: string; parent: string; entries: number };
 }

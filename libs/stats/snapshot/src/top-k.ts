@@ -11,7 +11,7 @@ export const TOP_K = 10;
  * Offers `entry` to a top list kept sorted by weight (heaviest first, ties by name) and at most `k`
  * long; returns the list (the same array). O(k) per offer: k is small (TOP_K).
  */
-export function offerTop(list: Ranked[], entry: Ranked, k = TOP_K): Ranked[] {
+export function offerTop<R extends Ranked>(list: R[], entry: R, k = TOP_K): R[] {
   if (entry.n <= 0) return list;
   if (list.length >= k && !heavier(entry, list[list.length - 1])) return list;
   let i = list.length;
@@ -22,8 +22,8 @@ export function offerTop(list: Ranked[], entry: Ranked, k = TOP_K): Ranked[] {
 }
 
 /** The top `k` of several top lists (of different hosts): every list is itself a top `k`. */
-export function mergeTops(lists: readonly (readonly Ranked[])[], k = TOP_K): Ranked[] {
-  const out: Ranked[] = [];
+export function mergeTops<R extends Ranked>(lists: readonly (readonly R[])[], k = TOP_K): R[] {
+  const out: R[] = [];
   for (const list of lists) for (const e of list) offerTop(out, e, k);
   return out;
 }
