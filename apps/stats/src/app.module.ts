@@ -103,9 +103,14 @@ export class AppModule {
       { provide: UsageRecorder, useFactory: (s: UsageStores) => s.recorder, inject: [USAGE_STORES] },
       {
         provide: CurrentUsageReader,
-        useFactory: (snapshots: SnapshotStore, s: UsageStores, clock: Clock, owned: OwnedWindows) =>
-          new CurrentUsageReader(snapshots, s, config.cassandra.keyspace, clock, undefined, owned),
-        inject: [SnapshotStore, USAGE_STORES, Clock, OwnedWindows],
+        useFactory: (
+          snapshots: SnapshotStore,
+          s: UsageStores,
+          clock: Clock,
+          owned: OwnedWindows,
+          m: StatsMetrics,
+        ) => new CurrentUsageReader(snapshots, s, config.cassandra.keyspace, clock, undefined, owned, m),
+        inject: [SnapshotStore, USAGE_STORES, Clock, OwnedWindows, StatsMetrics],
       },
       // The usage topic's handler (UsageDeltasController) subscribes through it.
       QueueTransport.provider({

@@ -9,6 +9,7 @@ import {
 } from '@ostore/stats/snapshot';
 import { CombinationInfo, SnapshotStore } from '@ostore/stats/snapshot-store';
 import { OwnedWindows } from './owned-windows';
+import type { StatsMetrics } from './stats.metrics';
 import { UsageAggregateStore } from './usage-aggregate.store';
 import { UsageTotalsStore } from './usage-totals.store';
 
@@ -42,7 +43,10 @@ const SEED_AHEAD_MS = 24 * 3600_000;
  * kept until the cut moves; only the aggregates since the cut are read each time. With an
  * OwnedWindows view (the app's), a bucket of a usage-topic partition this process reads is
  * answered without any Cassandra read: the view holds its aggregates since the cut (seeded once
- * by that read, then kept by the recorder's writes); any other bucket is read as above.
+ * by that read, then kept by the recorder's writes); any other bucket is read as above. Each
+ * answer is counted by where its deltas came from (`ostore_stats_current_usage_answers_total`:
+ * `memory` from that view, `cassandra` from the aggregates or the running totals); the
+ * combination and the bucket's snapshot row are cached either way.
  */
 export class CurrentUsageReader {
   private combination?: { info: CombinationInfo | undefined; readAtMs: number };
@@ -56,6 +60,7 @@ export class CurrentUsageReader {
     private readonly clock: Clock,
     private readonly cache: CurrentUsageCache = DEFAULT_CACHE,
     private readonly owned?: OwnedWindows,
+    private readonly metrics?: Pick<StatsMetrics, 'currentUsageAnswers'>,
   ) {}
 
   /** The bucket's bytes and objects now. */
@@ -64,13 +69,15 @@ export class CurrentUsageReader {
     const combination = await this.latestCombination(now.getTime());
     if (!combination) {
       const totals = await this.usage.totals.current(bucketId);
+      this.metrics?.currentUsageAnswers.inc({ path: 'cassandra' });
       return usageFrom(bucketId, undefined, totals, totals.asOf);
     }
     const cut = combination.cut;
-    const [bucket, after] = await Promise.all([
+    const [bucket, { after, path }] = await Promise.all([
       this.bucketAt(bucketId, cut),
       this.deltasSince(bucketId, cut, now),
     ]);
+    this.metrics?.currentUsageAnswers.inc({ path });
     const ageMs = now.getTime() - combination.oldestCompletedAt.getTime();
     return {
       ...usageFrom(bucketId, bucket ?? emptyBucketSnapshot(bucketId, cut), after, now),
@@ -97,10 +104,14 @@ export class CurrentUsageReader {
     return bucket;
   }
 
-  private async deltasSince(bucketId: string, cut: Date, now: Date): Promise<DeltaSums> {
+  private async deltasSince(
+    bucketId: string,
+    cut: Date,
+    now: Date,
+  ): Promise<{ after: DeltaSums; path: 'memory' | 'cassandra' }> {
     const to = now.getTime() + WINDOW_MS;
     const known = this.owned?.since(bucketId, cut.getTime(), to);
-    if (known) return known;
+    if (known) return { after: known, path: 'memory' };
     const token = this.owned?.seedToken(bucketId);
     const seedTo = token ? now.getTime() + SEED_AHEAD_MS : to;
     const after: DeltaSums = { bytes: 0, objects: 0, events: 0 };
@@ -114,6 +125,6 @@ export class CurrentUsageReader {
       after.events += a.events;
     }
     if (token) this.owned?.seed(token, cut.getTime(), seedTo, windows);
-    return after;
+    return { after, path: 'cassandra' };
   }
 }

@@ -15,6 +15,7 @@ export class StatsMetrics {
   readonly localOldestAge: Gauge;
   readonly cleanupDuration: Histogram;
   readonly cleanupDeleted: Counter<'kind'>;
+  readonly currentUsageAnswers: Counter<'path'>;
 
   constructor(registry: MetricsRegistry = new MetricsRegistry('stats', false)) {
     this.consumed = registry.counter(
@@ -71,5 +72,12 @@ export class StatsMetrics {
       'Local store entries deleted by cleanup past their retention: kind=window or kind=event',
       ['kind'],
     );
+    this.currentUsageAnswers = registry.counter(
+      'ostore_stats_current_usage_answers_total',
+      "Current-usage answers by where the deltas since the snapshot's cut came from: path=memory (the in-memory aggregates of a usage partition this process reads) or path=cassandra (usage_aggregates, or the running totals before any snapshot)",
+      ['path'],
+    );
+    // both series exist from the start: a path never taken reads 0, not absent
+    for (const path of ['memory', 'cassandra']) this.currentUsageAnswers.inc({ path }, 0);
   }
 }
