@@ -35,7 +35,10 @@ describe('current usage routed to the owner of the bucket’s usage partition (t
   const cluster = freshCluster('statsroute');
 
   beforeAll(async () => {
-    s = await statsStores('statsroute', new SystemClock(), { eventsSeconds: 86_400, aggregatesSeconds: 86_400 });
+    s = await statsStores('statsroute', new SystemClock(), {
+      eventsSeconds: 86_400,
+      aggregatesSeconds: 86_400,
+    });
     kafka = new KafkaClient({
       brokers: stackEnv().kafkaBrokers,
       clientId: 'stats-route-spec',
@@ -79,7 +82,13 @@ describe('current usage routed to the owner of the bucket’s usage partition (t
   const usage = async (url: string, bucketId: string) => {
     const res = await fetch(`${url}/usage/buckets/${bucketId}`);
     expect(res.status).toBe(200);
-    return (await res.json()) as { bucketId: string; bytes: number; objects: number; deltaEvents: number; cut?: string };
+    return (await res.json()) as {
+      bucketId: string;
+      bytes: number;
+      objects: number;
+      deltaEvents: number;
+      cut?: string;
+    };
   };
 
   it('answers a non-owner’s request through the owner, and by itself once the owner is gone', async () => {
@@ -105,13 +114,26 @@ describe('current usage routed to the owner of the bucket’s usage partition (t
     const [nonOwner, owner] = urls;
 
     const deltas = Array.from({ length: 40 }, (_, i) =>
-      usageDelta({ bucketId: bucket, at: new Date(Date.now() - 60_000 + i * 100), bytes: 1000 + i, objects: 1 }),
+      usageDelta({
+        bucketId: bucket,
+        at: new Date(Date.now() - 60_000 + i * 100),
+        bytes: 1000 + i,
+        objects: 1,
+      }),
     );
-    await new KafkaUsageSink(kafka).send(deltas.map((d) => ({ key: d.bucketId, value: usageDeltaMessage(d) })));
-    const expected = { bucketId: bucket, bytes: deltas.reduce((n, d) => n + d.bytes, 0), objects: 40, deltaEvents: 40 };
+    await new KafkaUsageSink(kafka).send(
+      deltas.map((d) => ({ key: d.bucketId, value: usageDeltaMessage(d) })),
+    );
+    const expected = {
+      bucketId: bucket,
+      bytes: deltas.reduce((n, d) => n + d.bytes, 0),
+      objects: 40,
+      deltaEvents: 40,
+    };
     await waitFor(
       'the owner consumed every delta',
-      async () => ((await metricSum(owner, 'ostore_stats_usage_events_consumed_total')) === 40 ? true : undefined),
+      async () =>
+        (await metricSum(owner, 'ostore_stats_usage_events_consumed_total')) === 40 ? true : undefined,
       60_000,
       200,
     ).catch((e) => {
@@ -126,7 +148,9 @@ describe('current usage routed to the owner of the bucket’s usage partition (t
       async () => {
         const before = await answers(owner, 'memory');
         const got = await usage(nonOwner, bucket);
-        return got.cut && (await answers(owner, 'memory')) > before && (await answers(nonOwner, 'forwarded')) > 0
+        return got.cut &&
+          (await answers(owner, 'memory')) > before &&
+          (await answers(nonOwner, 'forwarded')) > 0
           ? true
           : undefined;
       },
@@ -146,7 +170,9 @@ describe('current usage routed to the owner of the bucket’s usage partition (t
     const { asOf: _b, ...directFigures } = direct as typeof direct & { asOf: string };
     expect(routedFigures).toEqual(directFigures);
     expect(await answers(nonOwner, 'forwarded')).toBe(before.forwarded + 1);
-    expect((await answers(nonOwner, 'memory')) + (await answers(nonOwner, 'cassandra'))).toBe(before.localHere);
+    expect((await answers(nonOwner, 'memory')) + (await answers(nonOwner, 'cassandra'))).toBe(
+      before.localHere,
+    );
     // the routed request and the direct one, both from the owner's memory
     expect(await answers(owner, 'memory')).toBe(before.ownerMemory + 2);
 

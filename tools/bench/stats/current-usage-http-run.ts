@@ -18,7 +18,14 @@ interface Options {
 }
 
 function parseArgs(argv: string[]): Options {
-  const o: Options = { cassandraPort: 9042, kafka: '127.0.0.1:9092', buckets: 20, queries: 2000, rounds: 3, basePort: 27100 };
+  const o: Options = {
+    cassandraPort: 9042,
+    kafka: '127.0.0.1:9092',
+    buckets: 20,
+    queries: 2000,
+    rounds: 3,
+    basePort: 27100,
+  };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const v = () => argv[++i];
@@ -33,7 +40,8 @@ function parseArgs(argv: string[]): Options {
   return o;
 }
 
-const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+const quantile = (sorted: number[], q: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const MODES = ['owner', 'non-owner routed', 'non-owner local', 'service'] as const;
 type Mode = (typeof MODES)[number];
@@ -42,7 +50,13 @@ export async function main(argv: string[]): Promise<number> {
   const o = parseArgs(argv);
   const { client, keyspace, drop } = await benchKeyspace('usagehttp', o.cassandraPort, false);
   const cluster = `benchroute${randomBytes(3).toString('hex')}`;
-  const kafka = new KafkaClient({ brokers: o.kafka.split(','), clientId: 'bench-route', cluster, partitions: 3, replicationFactor: 1 });
+  const kafka = new KafkaClient({
+    brokers: o.kafka.split(','),
+    clientId: 'bench-route',
+    cluster,
+    partitions: 3,
+    replicationFactor: 1,
+  });
   const urls = [0, 1].map((i) => `http://127.0.0.1:${o.basePort + i}`);
   const apps: AppProcess[] = [];
   try {
@@ -75,13 +89,17 @@ export async function main(argv: string[]): Promise<number> {
       'both apps hold partitions',
       async () => {
         const g = await kafka.groupAssignment('usage', 'stats');
-        return g.stable && g.members.filter((m) => urls.includes(m.data) && m.partitions.length).length === 2 ? g : undefined;
+        return g.stable && g.members.filter((m) => urls.includes(m.data) && m.partitions.length).length === 2
+          ? g
+          : undefined;
       },
       120_000,
       250,
     );
     const ownerOf = (b: string) =>
-      urls.indexOf(group.members.find((m) => m.partitions.includes(usagePartitionOf(b, group.partitionCount)))!.data);
+      urls.indexOf(
+        group.members.find((m) => m.partitions.includes(usagePartitionOf(b, group.partitionCount)))!.data,
+      );
     const buckets: { id: string; owner: number }[] = [];
     for (const want of [0, 1])
       while (buckets.filter((b) => b.owner === want).length < o.buckets / 2) {
@@ -110,14 +128,19 @@ export async function main(argv: string[]): Promise<number> {
     await waitFor(
       'every delta consumed',
       async () => {
-        const n = (await metricSum(urls[0], 'ostore_stats_usage_events_consumed_total')) + (await metricSum(urls[1], 'ostore_stats_usage_events_consumed_total'));
+        const n =
+          (await metricSum(urls[0], 'ostore_stats_usage_events_consumed_total')) +
+          (await metricSum(urls[1], 'ostore_stats_usage_events_consumed_total'));
         return n === messages.length ? true : undefined;
       },
       120_000,
       250,
     );
     const ask = async (url: string, id: string, local: boolean) => {
-      const res = await fetch(`${url}/usage/buckets/${id}`, local ? { headers: { 'x-ostore-stats-forwarded': '1' } } : undefined);
+      const res = await fetch(
+        `${url}/usage/buckets/${id}`,
+        local ? { headers: { 'x-ostore-stats-forwarded': '1' } } : undefined,
+      );
       if (res.status !== 200) throw new Error(`${url}: HTTP ${res.status}`);
       return (await res.json()) as { bytes: number; objects: number; cut?: string };
     };
@@ -126,7 +149,11 @@ export async function main(argv: string[]): Promise<number> {
       'every bucket answered exactly, with the combined snapshot, by both apps',
       async () => {
         for (const b of buckets)
-          for (const [url, local] of [[urls[b.owner], false], [urls[1 - b.owner], false], [urls[1 - b.owner], true]] as const) {
+          for (const [url, local] of [
+            [urls[b.owner], false],
+            [urls[1 - b.owner], false],
+            [urls[1 - b.owner], true],
+          ] as const) {
             const u = await ask(url, b.id, local);
             if (u.bytes !== 120_000 || u.objects !== 120 || !u.cut) return undefined;
           }
@@ -161,14 +188,27 @@ export async function main(argv: string[]): Promise<number> {
         );
       }
     for (const mode of MODES)
-      lines.push(`median of ${o.rounds} rounds ${mode}: p50 ${median(p50s.get(mode)!).toFixed(2)} ms, p99 ${median(p99s.get(mode)!).toFixed(2)} ms`);
+      lines.push(
+        `median of ${o.rounds} rounds ${mode}: p50 ${median(p50s.get(mode)!).toFixed(2)} ms, p99 ${median(p99s.get(mode)!).toFixed(2)} ms`,
+      );
     const answers = async (url: string, path: string) => {
       const text = await (await fetch(`${url}/metrics`)).text();
-      return text.split('\n').filter((l) => l.startsWith('ostore_stats_current_usage_answers_total{') && l.includes(`path="${path}"`)).reduce((n, l) => n + Number(l.split(' ').pop()), 0);
+      return text
+        .split('\n')
+        .filter(
+          (l) => l.startsWith('ostore_stats_current_usage_answers_total{') && l.includes(`path="${path}"`),
+        )
+        .reduce((n, l) => n + Number(l.split(' ').pop()), 0);
     };
     for (const [i, url] of urls.entries())
-      lines.push(`app ${i} answers: memory ${await answers(url, 'memory')}, cassandra ${await answers(url, 'cassandra')}, forwarded ${await answers(url, 'forwarded')}`);
-    lines.push(`load average after ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+      lines.push(
+        `app ${i} answers: memory ${await answers(url, 'memory')}, cassandra ${await answers(url, 'cassandra')}, forwarded ${await answers(url, 'forwarded')}`,
+      );
+    lines.push(
+      `load average after ${loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')}`,
+    );
     process.stdout.write(lines.join('\n') + '\n');
     return 0;
   } finally {

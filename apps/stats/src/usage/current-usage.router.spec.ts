@@ -11,13 +11,29 @@ const P = usagePartitionOf(BUCKET, 3);
 const OWNER = 'http://stats-1:9103';
 
 describe(CurrentUsageRouter.name, () => {
-  const local: BucketCurrentUsage = { bucketId: BUCKET, bytes: 7, objects: 1, deltaEvents: 1, asOf: new Date(0) };
-  const remote: CurrentUsageJson = { bucketId: BUCKET, bytes: 7, objects: 1, deltaEvents: 1, asOf: '1970-01-01T00:00:00.000Z' };
+  const local: BucketCurrentUsage = {
+    bucketId: BUCKET,
+    bytes: 7,
+    objects: 1,
+    deltaEvents: 1,
+    asOf: new Date(0),
+  };
+  const remote: CurrentUsageJson = {
+    bucketId: BUCKET,
+    bytes: 7,
+    objects: 1,
+    deltaEvents: 1,
+    asOf: '1970-01-01T00:00:00.000Z',
+  };
 
   const setup = async (opts: { owns?: boolean; fail?: boolean; timeoutMs?: number } = {}) => {
     const clock = new FakeClock(0);
     const routes = new UsageRoutes(
-      async () => ({ stable: true, partitionCount: 3, members: [{ memberId: 'm', data: OWNER, partitions: [P] }] }),
+      async () => ({
+        stable: true,
+        partitionCount: 3,
+        members: [{ memberId: 'm', data: OWNER, partitions: [P] }],
+      }),
       clock,
       { refreshMs: 1000, suspendMs: 5000 },
     );

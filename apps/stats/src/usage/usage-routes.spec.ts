@@ -20,7 +20,13 @@ describe('routeFor', () => {
     forwarded: false,
     enabled: true,
     ownsPartition: () => false,
-    map: routeMapOf(group(true, [[A, others], [B, [P]]]), 0),
+    map: routeMapOf(
+      group(true, [
+        [A, others],
+        [B, [P]],
+      ]),
+      0,
+    ),
     selfUrl: A,
     suspended: () => false,
     ...over,
@@ -37,7 +43,13 @@ describe('routeFor', () => {
     expect(routeFor(input({ ownsPartition: (p) => p === P }))).toEqual({ kind: 'local', reason: 'owned' });
     expect(routeFor(input({ selfUrl: B }))).toEqual({ kind: 'local', reason: 'self' });
     expect(routeFor(input({ suspended: (u) => u === B }))).toEqual({ kind: 'local', reason: 'suspended' });
-    const unannounced = routeMapOf(group(true, [[A, others], ['', [P]]]), 0);
+    const unannounced = routeMapOf(
+      group(true, [
+        [A, others],
+        ['', [P]],
+      ]),
+      0,
+    );
     expect(routeFor(input({ map: unannounced }))).toEqual({ kind: 'local', reason: 'unknown' });
   });
 });
@@ -45,7 +57,13 @@ describe('routeFor', () => {
 describe('routeMapOf', () => {
   it('names no owner while the group rebalances, nor for a partition two members claim', () => {
     expect(routeMapOf(group(false, [[B, [0, 1, 2]]]), 5).owners.size).toBe(0);
-    const map = routeMapOf(group(true, [[A, [0, 1]], [B, [1, 2]]]), 5);
+    const map = routeMapOf(
+      group(true, [
+        [A, [0, 1]],
+        [B, [1, 2]],
+      ]),
+      5,
+    );
     expect([...map.owners]).toEqual([
       [0, A],
       [2, B],

@@ -146,8 +146,12 @@ export class KafkaClient {
           return undefined;
         }
       };
-      const meta = m.memberMetadata.length ? decode(() => AssignerProtocol.MemberMetadata.decode(m.memberMetadata)) : undefined;
-      const assignment = m.memberAssignment.length ? decode(() => AssignerProtocol.MemberAssignment.decode(m.memberAssignment)) : undefined;
+      const meta = m.memberMetadata.length
+        ? decode(() => AssignerProtocol.MemberMetadata.decode(m.memberMetadata))
+        : undefined;
+      const assignment = m.memberAssignment.length
+        ? decode(() => AssignerProtocol.MemberAssignment.decode(m.memberAssignment))
+        : undefined;
       return {
         memberId: m.memberId,
         data: meta?.userData?.toString('utf8') ?? '',
