@@ -8,7 +8,13 @@ import {
 } from '@nestjs/common';
 import { ClockModule, Clock } from '@ostore/shared/clock';
 import { CassandraClient, CassandraModule } from '@ostore/shared/cassandra';
-import { KafkaModule, QueueModule, QueueModuleOptions, QueueTransport } from '@ostore/queue/data-access';
+import {
+  KafkaClient,
+  KafkaModule,
+  QueueModule,
+  QueueModuleOptions,
+  QueueTransport,
+} from '@ostore/queue/data-access';
 import { JsonLogger, MetricsRegistry, ObservabilityModule } from '@ostore/shared/observability';
 import {
   CurrentUsageReader,
@@ -24,6 +30,9 @@ import { SnapshotStore } from '@ostore/stats/snapshot-store';
 import { StatsConfig } from './config/stats.config';
 import { snapshotProviders } from './snapshots/snapshots.providers';
 import { CurrentUsageController } from './usage/current-usage.controller';
+import { CurrentUsageRouter } from './usage/current-usage.router';
+import { UsageOwnerClient } from './usage/usage-owner.client';
+import { UsageRoutes } from './usage/usage-routes';
 import { UsageDeltasController } from './usage/usage-deltas.controller';
 import { usageOwnership } from './usage/usage-ownership';
 
@@ -41,6 +50,8 @@ export function queueOptions(config: StatsConfig): QueueModuleOptions {
       sessionTimeoutMs,
       rebalanceTimeoutMs: sessionTimeoutMs,
       heartbeatIntervalMs: 3000,
+      // the other replicas forward current-usage requests of this one's partitions there
+      memberData: config.routing.advertisedUrl,
     },
   };
 }
@@ -111,6 +122,37 @@ export class AppModule {
           m: StatsMetrics,
         ) => new CurrentUsageReader(snapshots, s, config.cassandra.keyspace, clock, undefined, owned, m),
         inject: [SnapshotStore, USAGE_STORES, Clock, OwnedWindows, StatsMetrics],
+      },
+      // Current usage of a bucket is answered by the replica that reads its usage partition.
+      {
+        provide: CurrentUsageRouter,
+        useFactory: (
+          reader: CurrentUsageReader,
+          kafka: KafkaClient,
+          transport: QueueTransport,
+          clock: Clock,
+          m: StatsMetrics,
+          logger: JsonLogger,
+        ) => {
+          const log = logger.forContext(CurrentUsageRouter.name);
+          const routes = new UsageRoutes(
+            () => kafka.groupAssignment('usage', config.queue.group),
+            clock,
+            { refreshMs: config.routing.refreshMs, suspendMs: 5 * config.routing.refreshMs },
+            log,
+          );
+          const ownership = usageOwnership(transport);
+          return new CurrentUsageRouter(
+            reader,
+            routes,
+            new UsageOwnerClient(),
+            (p) => ownership.owns(p),
+            m,
+            { selfUrl: config.routing.advertisedUrl, timeoutMs: config.routing.timeoutMs },
+            log,
+          );
+        },
+        inject: [CurrentUsageReader, KafkaClient, QueueTransport, Clock, StatsMetrics, JsonLogger],
       },
       // The usage topic's handler (UsageDeltasController) subscribes through it.
       QueueTransport.provider({

@@ -28,6 +28,17 @@ const schema = baseEnvSchema.extend({
   STATS_LOCAL_CLEANUP_INTERVAL_SECONDS: envVar.int(300, 1, 86_400),
   /** Most keys one cleanup step deletes (bounds how long a step can hold up a batch). */
   STATS_LOCAL_CLEANUP_BATCH: envVar.int(1000, 1, 1_000_000),
+  /**
+   * The URL other replicas reach this one's management listener at (in Kubernetes the pod's DNS
+   * name under the StatefulSet's headless Service). Announced to the usage consumer group, so that
+   * a replica asked for a bucket of a partition read here forwards the request here. Without it
+   * this replica is never forwarded to (it still forwards to replicas that announced one).
+   */
+  STATS_ADVERTISED_URL: z.string().url().optional(),
+  /** How long a forwarded current-usage request may take before this replica answers it itself (0: never forward). */
+  STATS_ROUTE_TIMEOUT_MS: envVar.int(250, 0, 10_000),
+  /** How often the usage consumer group's assignment is re-read; an assignment older than 3 times this is not used. */
+  STATS_ROUTE_REFRESH_MS: envVar.int(1000, 100, 60_000),
 });
 
 /** The stats app's configuration, validated once at boot. */
@@ -43,6 +54,8 @@ export interface StatsConfig extends BaseConfig {
   retention: { eventsSeconds: number; aggregatesSeconds: number };
   snapshots: { combineIntervalMs: number };
   local: { dir: string; retentionMs: number; intervalMs: number; batchSize: number };
+  /** Current-usage requests for buckets of usage partitions another replica reads go to that replica. */
+  routing: { advertisedUrl?: string; timeoutMs: number; refreshMs: number };
 }
 
 export function loadStatsConfig(env: Record<string, string | undefined> = process.env): StatsConfig {
@@ -66,6 +79,11 @@ export function loadStatsConfig(env: Record<string, string | undefined> = proces
       retentionMs: parsed.STATS_LOCAL_RETENTION_SECONDS * 1000,
       intervalMs: parsed.STATS_LOCAL_CLEANUP_INTERVAL_SECONDS * 1000,
       batchSize: parsed.STATS_LOCAL_CLEANUP_BATCH,
+    },
+    routing: {
+      advertisedUrl: parsed.STATS_ADVERTISED_URL?.replace(/\/+$/, ''),
+      timeoutMs: parsed.STATS_ROUTE_TIMEOUT_MS,
+      refreshMs: parsed.STATS_ROUTE_REFRESH_MS,
     },
   };
 }

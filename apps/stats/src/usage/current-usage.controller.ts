@@ -1,5 +1,8 @@
-import { BadRequestException, Controller, Get, Inject, Param } from '@nestjs/common';
-import { BucketCurrentUsage, CurrentUsageReader } from '@ostore/stats/data-access';
+import { BadRequestException, Controller, Get, Headers, Inject, Param } from '@nestjs/common';
+import { BucketCurrentUsage } from '@ostore/stats/data-access';
+import { CurrentUsageRouter } from './current-usage.router';
+import { CurrentUsageJson } from './usage-owner.client';
+import { FORWARDED_HEADER } from './usage-routes';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -7,15 +10,19 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * `GET /usage/buckets/:bucketId` on the stats app's management listener: the bucket's usage now
  * (newest combined snapshot + the 5-minute aggregates since its cut), what the gateway's admin
  * API shows for buckets without a quota (`bucket usage`, `bucket list`). A bucket the stats app has
- * never seen answers zeros.
+ * never seen answers zeros. Any replica answers; one that does not read the bucket's usage
+ * partition forwards the request once to the one that does (CurrentUsageRouter).
  */
 @Controller('usage/buckets')
 export class CurrentUsageController {
-  constructor(@Inject(CurrentUsageReader) private readonly reader: CurrentUsageReader) {}
+  constructor(@Inject(CurrentUsageRouter) private readonly router: CurrentUsageRouter) {}
 
   @Get(':bucketId')
-  current(@Param('bucketId') bucketId: string): Promise<BucketCurrentUsage> {
+  current(
+    @Param('bucketId') bucketId: string,
+    @Headers(FORWARDED_HEADER) forwarded: string | undefined,
+  ): Promise<BucketCurrentUsage | CurrentUsageJson> {
     if (!UUID.test(bucketId)) throw new BadRequestException('bucketId must be a UUID');
-    return this.reader.current(bucketId.toLowerCase());
+    return this.router.current(bucketId.toLowerCase(), forwarded !== undefined);
   }
 }

@@ -8,6 +8,7 @@ export * from './offset-tracker';
 export * from './token-bucket';
 export * from './kafka/kafka-queue.producer';
 export * from './kafka/kafka-queue.consumer';
+export * from './kafka/key-partitioner';
 export * from './cassandra/cassandra-queue.options';
 export * from './cassandra/cassandra-queue.repository';
 export * from './cassandra/cassandra-queue.producer';

@@ -1,6 +1,37 @@
-import { Admin, Kafka, logLevel, Producer } from 'kafkajs';
+import { Admin, AssignerProtocol, Kafka, logLevel, Producer } from 'kafkajs';
 import { QueueName, topicName } from '@ostore/queue/contracts';
+import { producerPartitioner } from './kafka/key-partitioner';
 import { kafkaSecurity, KafkaOptions } from './kafka.options';
+
+/**
+ * The Kafka consumer group of a subscription: `<topic>.<group>`, one group per queue, so the group
+ * protocol gives each partition to at most one member, and members of different queues never
+ * rebalance each other.
+ */
+export function consumerGroupId(topic: string, group: string): string {
+  return `${topic}.${group}`;
+}
+
+/** One member of a consumer group as the group coordinator describes it. */
+export interface GroupMember {
+  memberId: string;
+  /** What the member announced (`KafkaQueueConsumerSettings.memberData`); '' when nothing. */
+  data: string;
+  /** The partitions of the queue's topic assigned to it in the group's current generation. */
+  partitions: number[];
+}
+
+/** A consumer group of a queue: its members and their partitions, from the coordinator. */
+export interface GroupAssignment {
+  /**
+   * True when the group is `Stable`: the assignments are those of its current generation. In any
+   * other state (rebalancing, empty, dead) the members' partitions mean nothing.
+   */
+  stable: boolean;
+  /** Partitions of the queue's topic now. */
+  partitionCount: number;
+  members: GroupMember[];
+}
 
 /**
  * The app's Kafka client: an admin connection for topic management and health, and a lazily
@@ -39,7 +70,11 @@ export class KafkaClient {
 
   producer(): Promise<Producer> {
     if (!this.producerClient) {
-      const producer = this.kafka.producer({ allowAutoTopicCreation: false, idempotent: false });
+      const producer = this.kafka.producer({
+        allowAutoTopicCreation: false,
+        idempotent: false,
+        createPartitioner: producerPartitioner,
+      });
       this.producerClient = producer.connect().then(() => producer);
       this.producerClient.catch(() => (this.producerClient = undefined));
     }
@@ -88,6 +123,42 @@ export class KafkaClient {
         await new Promise((r) => setTimeout(r, 200 * attempt));
       }
     }
+  }
+
+  /**
+   * The queue's consumer group `group` as its coordinator sees it now (one DescribeGroups request
+   * and one metadata request): who holds which partition of the queue's topic, and what each
+   * member announced. A snapshot: it is outdated by the next rebalance.
+   */
+  async groupAssignment(queue: QueueName, group: string): Promise<GroupAssignment> {
+    const topic = this.topic(queue);
+    const admin = await this.admin();
+    const [described, partitionCount] = await Promise.all([
+      admin.describeGroups([consumerGroupId(topic, group)]),
+      this.partitionCount(topic),
+    ]);
+    const g = described.groups[0];
+    const members: GroupMember[] = (g?.members ?? []).map((m) => {
+      const decode = <T>(f: () => T): T | undefined => {
+        try {
+          return f();
+        } catch {
+          return undefined;
+        }
+      };
+      const meta = m.memberMetadata.length
+        ? decode(() => AssignerProtocol.MemberMetadata.decode(m.memberMetadata))
+        : undefined;
+      const assignment = m.memberAssignment.length
+        ? decode(() => AssignerProtocol.MemberAssignment.decode(m.memberAssignment))
+        : undefined;
+      return {
+        memberId: m.memberId,
+        data: meta?.userData?.toString('utf8') ?? '',
+        partitions: [...(assignment?.assignment[topic] ?? [])].sort((a, b) => a - b),
+      };
+    });
+    return { stable: g?.state === 'Stable', partitionCount, members };
   }
 
   /** True when the cluster answers a metadata request now. */

@@ -1,7 +1,7 @@
-import { Consumer, EachBatchPayload } from 'kafkajs';
+import { AssignerProtocol, Consumer, EachBatchPayload, PartitionAssigner, PartitionAssigners } from 'kafkajs';
 import { PartitionProgress } from '../batch-runner';
 import { ShellConsumer, SubscriptionShell, SubscriptionSpec } from '../consumer-shell';
-import { KafkaClient } from '../kafka.client';
+import { consumerGroupId, KafkaClient } from '../kafka.client';
 import { HandBack, QueueConsumerSettings, QueueMessage } from '../queue';
 
 export interface KafkaQueueConsumerSettings extends QueueConsumerSettings {
@@ -13,6 +13,32 @@ export interface KafkaQueueConsumerSettings extends QueueConsumerSettings {
   heartbeatIntervalMs?: number;
   /** Fetch long-poll time when a partition has nothing new. Default 1000. */
   maxWaitTimeMs?: number;
+  /**
+   * A short string this member announces to its group (the userData of its member metadata),
+   * e.g. the URL it answers on; any client reads it with `KafkaClient.groupAssignment`. The
+   * assignment itself stays kafkajs' round robin. Default: nothing.
+   */
+  memberData?: string;
+}
+
+/** kafkajs' round-robin assigner, announcing `data` in the member metadata's userData. */
+function announcingRoundRobin(data: string): PartitionAssigner {
+  return (config) => {
+    const base = PartitionAssigners.roundRobin(config);
+    return {
+      name: base.name,
+      version: base.version,
+      assign: (group) => base.assign(group),
+      protocol: ({ topics }) => ({
+        name: base.name,
+        metadata: AssignerProtocol.MemberMetadata.encode({
+          version: base.version,
+          topics,
+          userData: Buffer.from(data, 'utf8'),
+        }),
+      }),
+    };
+  };
 }
 
 /**
@@ -60,7 +86,7 @@ class KafkaSubscription extends SubscriptionShell<KafkaQueueConsumerSettings> {
   }
 
   get groupId(): string {
-    return `${this.topic}.${this.settings.group}`;
+    return consumerGroupId(this.topic, this.settings.group);
   }
 
   async start(): Promise<void> {
@@ -73,6 +99,7 @@ class KafkaSubscription extends SubscriptionShell<KafkaQueueConsumerSettings> {
       heartbeatInterval: this.settings.heartbeatIntervalMs ?? 3000,
       maxWaitTimeInMs: this.settings.maxWaitTimeMs ?? 1000,
       allowAutoTopicCreation: false,
+      ...(this.settings.memberData ? { partitionAssigners: [announcingRoundRobin(this.settings.memberData)] } : {}),
     });
     this.consumer = consumer;
     consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {

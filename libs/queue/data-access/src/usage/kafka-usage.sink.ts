@@ -1,5 +1,15 @@
 import { KafkaClient } from '../kafka.client';
+import { partitionOfKey } from '../kafka/key-partitioner';
+import { usageKeyOf } from './usage-delta.message';
 import { KeyedMessage, UsageDeltaSink } from './usage-delta.publisher';
+
+/**
+ * The partition of `s3-<cluster>-usage` (of `partitionCount`) that carries the bucket's deltas:
+ * the publisher's key (`usageKeyOf`), placed by the producers' own partitioner.
+ */
+export function usagePartitionOf(bucketId: string, partitionCount: number): number {
+  return partitionOfKey(usageKeyOf(bucketId), partitionCount);
+}
 
 /**
  * The `usage` queue on Kafka: topic `s3-<cluster>-usage` (created on demand), message key = the

@@ -2,7 +2,7 @@ import { randomUUID } from 'crypto';
 import { usageDeltaMessage, UsageDeltaKind, UsageDeltaSource } from '@ostore/queue/contracts';
 import { Clock } from '@ostore/shared/clock';
 import { QueueLog, silentLog } from '../queue';
-import { KeyedMessage } from './usage-delta.message';
+import { KeyedMessage, usageKeyOf } from './usage-delta.message';
 import { UsageDeltaMetrics } from './usage-delta.metrics';
 import { UsageDeltaSpool } from './usage-delta.spool';
 
@@ -148,8 +148,8 @@ export class UsageDeltaPublisher {
         sourceHost: this.settings.sourceHost,
         eventId: change.eventId ?? this.newEventId(),
       });
-      if (this.closed || full) return this.overflowed({ key: change.bucketId, value }, change);
-      this.buffer.push({ key: change.bucketId, value });
+      if (this.closed || full) return this.overflowed({ key: usageKeyOf(change.bucketId), value }, change);
+      this.buffer.push({ key: usageKeyOf(change.bucketId), value });
       this.metrics.buffered.set(this.buffer.length);
       this.schedule();
     } catch (e) {
