@@ -74,7 +74,7 @@ export class StatsMetrics {
     );
     this.currentUsageAnswers = registry.counter(
       'ostore_stats_current_usage_answers_total',
-      "Current-usage answers by where the deltas since the snapshot's cut came from: path=memory (the in-memory aggregates of a usage partition this process reads) or path=cassandra (usage_aggregates, or the running totals before any snapshot)",
+      "Current-usage answers by where the deltas since the snapshot's cut came from: path=memory (the in-memory aggregates of a usage partition this process reads), path=cassandra (usage_aggregates, or the running totals before any snapshot) or path=forwarded (asked once of the replica that reads the bucket's usage partition)",
       ['path'],
     );
     // both series exist from the start: a path never taken reads 0, not absent
