@@ -125,4 +125,28 @@ describe('snapshot combination and current usage (Cassandra)', () => {
     expect(await store.latestCombination(s.client.keyspace)).toEqual(before);
     expect((await metrics.combinations.get()).values.find((v) => v.labels.outcome === 'too_far_apart')?.value).toBe(1);
   });
+
+  it('keeps the first combination of a cut: a newer pass at the same cut would count a removal since the cut twice', async () => {
+    const H = T + 5 * 3_600_000; // host-b has just passed with cut H
+    const Z = '7d3f5a10-0000-4000-8000-0000000000cc';
+    clock.set(H + MIN);
+    await s.recorder.record([delta(Z, H - 60 * MIN, 100, 1)]);
+    await hostPass('host-a', H + MIN, H + 2 * MIN, [object(Z, 'z1', 100, H - 60 * MIN)]);
+    const first = await combiner.combineOnce();
+    expect(first.combined?.cut).toEqual(new Date(H));
+    // z1 removed after the cut: the combination of cut H has it, its delta takes it out
+    clock.set(H + 150_000);
+    await s.recorder.record([delta(Z, H + 150_000, -100, -1)]);
+    // host-a passes again within the same 5-minute window (cut H) and no longer sees z1
+    await hostPass('host-a', H + 3 * MIN, H + 4 * MIN, []);
+    expect((await combiner.combineOnce()).outcome).toBe('unchanged');
+    // a reader that has cached nothing (a restarted stats process) answers as the running one
+    const fresh = new CurrentUsageReader(store, s, s.client.keyspace, clock);
+    expect(await fresh.current(Z)).toMatchObject({ bytes: 0, objects: 0, cut: new Date(H), deltaEvents: 1 });
+    // another cut replaces it as before
+    await hostPass('host-a', H + 6 * MIN, H + 7 * MIN, []);
+    await hostPass('host-b', H + 6 * MIN, H + 7 * MIN, []);
+    expect((await combiner.combineOnce()).combined?.cut).toEqual(new Date(H + 5 * MIN));
+    expect(await fresh.current(Z)).toMatchObject({ bytes: 0, objects: 0, deltaEvents: 0 });
+  });
 });

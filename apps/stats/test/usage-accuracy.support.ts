@@ -6,6 +6,7 @@ import { UsageRecordOnTopic, UsageTopicReader } from '@ostore/queue/data-access/
 import { appEnv, AppProcess, freshCluster, metricSum, stackEnv, waitFor } from '@ostore/testing';
 // eslint-disable-next-line @nx/enforce-module-boundaries -- the drill starts the whole system (gateway, scanner, scheduler) with the scheduler's own test helper, as deploy/test does
 import { LifecycleSystem, startLifecycleSystem } from '../../scheduler/test/lifecycle-system';
+import { MAX_BODY, Span } from './usage-accuracy.workload';
 
 /** Bytes and objects of a bucket. */
 export interface Usage {
@@ -171,37 +172,48 @@ export class AccuracySystem {
 
   /**
    * Compares once: everything delivered, recount before and after the stats answer equal. Exact
-   * when the snapshot's cut precedes the bucket's first delta (the snapshot holds nothing of it);
-   * otherwise the README's bound: a removal at or after the cut of something written before it may
-   * be counted twice until the cut moves (stats lower by at most the bytes and objects removed
-   * since the cut), a PUT in flight across the cut once more (higher by at most the stores within a
-   * second of the cut).
+   * when the snapshot's cut precedes the bucket's first delta and its clients' first step (the
+   * snapshot holds nothing of it); otherwise the README's bound ("Snapshots", "How exact"), from
+   * the deltas since the cut and the clients' steps in flight at it (`steps`: when each was sent
+   * and answered, as its client saw it, so a superset of what the servers had in flight):
+   * - lower by at most the bytes and objects removed since the cut (a removal of something written
+   *   before it, counted twice until the cut moves), plus the part bytes of the multipart uploads
+   *   completed across it (parts stored before the cut, the version after: in neither);
+   * - higher by at most what the steps in flight across the cut stored (a version or part with a
+   *   timestamp before the cut whose delta is stamped at or after it: in both).
    */
-  async compare(bucket: string): Promise<Comparison | undefined> {
-    if (!(await this.caughtUp())) return undefined;
+  async compare(bucket: string, options: { cutFrom?: number; steps?: readonly Span[] } = {}): Promise<Comparison | string> {
+    if (!(await this.caughtUp())) return `not caught up: ${this.lag}`;
     const before = await this.recount(bucket);
     const stats = await this.current(before.bucketId);
+    const cutFrom = options.cutFrom;
+    if (cutFrom !== undefined && !(stats.cut && new Date(stats.cut).getTime() >= cutFrom))
+      return `the cut ${stats.cut ?? '-'} is not yet at ${new Date(cutFrom).toISOString()}`;
     const after = await this.recount(bucket);
-    if (before.bytes !== after.bytes || before.objects !== after.objects || !(await this.caughtUp()))
-      return undefined;
+    if (before.bytes !== after.bytes || before.objects !== after.objects)
+      return `the recount moved: ${JSON.stringify(before)} then ${JSON.stringify(after)}`;
+    if (!(await this.caughtUp())) return `not caught up after the recount: ${this.lag}`;
     const mine = this.deltas(before.bucketId).map((r) => r.delta);
-    const first = Math.min(...mine.map((d) => new Date(d.at).getTime()));
+    const steps = (options.steps ?? []).filter((s) => s.bucket === bucket);
+    const first = Math.min(...mine.map((d) => new Date(d.at).getTime()), ...steps.map((s) => s.startMs));
     const cut = stats.cut ? new Date(stats.cut).getTime() : undefined;
     const exact = cut === undefined || cut <= first;
     const since = mine.filter((d) => cut !== undefined && new Date(d.at).getTime() >= cut);
+    const across = steps.filter((s) => cut !== undefined && s.startMs <= cut && s.endMs >= cut);
     const removed = {
       bytes: -sum(since.filter((d) => d.bytes < 0).map((d) => d.bytes)),
       objects: -sum(since.map((d) => Math.min(0, d.objects ?? 0))),
     };
-    const near = mine.filter((d) => cut !== undefined && Math.abs(new Date(d.at).getTime() - cut) < 1000);
+    const completed = sum(across.filter((s) => s.kind === 'multipart-complete').map((s) => s.bytes));
     const inflight = {
-      bytes: sum(near.map((d) => Math.max(0, d.bytes))),
-      objects: sum(near.map((d) => Math.max(0, d.objects ?? 0))),
+      // a copy's size is its source's, at most the largest body the clients send
+      bytes: sum(across.map((s) => (s.kind === 'copy' ? MAX_BODY : s.bytes))),
+      objects: across.filter((s) => ['put', 'copy', 'multipart-complete'].includes(s.kind)).length,
     };
     const allowed = exact
       ? { bytes: [0, 0] as [number, number], objects: [0, 0] as [number, number] }
       : {
-          bytes: [-removed.bytes, inflight.bytes] as [number, number],
+          bytes: [-(removed.bytes + completed), inflight.bytes] as [number, number],
           objects: [-removed.objects, inflight.objects] as [number, number],
         };
     const within = (k: 'bytes' | 'objects') =>
@@ -216,24 +228,39 @@ export class AccuracySystem {
     };
   }
 
-  /** Waits (with a deadline) until the comparison holds for every bucket; fails with the last comparisons and the stats log. */
-  async agree(label: string, buckets: string[], timeoutMs = 60_000): Promise<Comparison[]> {
-    let last: (Comparison | undefined)[] = [];
+  /**
+   * Waits (with a deadline) until the comparison holds for every bucket in one round (with
+   * `cutFrom`: answered from a snapshot whose cut is at or after that instant); fails with
+   * each bucket's last comparison (or why there was none: not caught up, the recount moved, an
+   * error) and the stats log.
+   */
+  async agree(label: string, buckets: string[], options: { timeoutMs?: number; cutFrom?: number; steps?: readonly Span[]; explain?: (bucket: string, cutMs: number) => string } = {}): Promise<Comparison[]> {
+    const last = new Map<string, Comparison | string>();
     try {
       return await waitFor(
         `${label}: current usage agrees with the recount`,
         async () => {
-          last = [];
-          for (const b of buckets) last.push(await this.compare(b));
-          return last.every((c) => c?.ok) ? (last as Comparison[]) : undefined;
+          const round: Comparison[] = [];
+          for (const b of buckets) {
+            const c = await this.compare(b, options).catch((e: Error) => `error: ${e.message}`);
+            last.set(b, c);
+            if (typeof c === 'string' || !c.ok) return undefined;
+            round.push(c);
+          }
+          return round;
         },
-        timeoutMs,
+        options.timeoutMs ?? 60_000,
         500,
       );
     } catch (e) {
-      throw new Error(
-        `${(e as Error).message}\nlast: ${JSON.stringify(last, null, 1)} (${this.lag})\n--- stats ---\n${this.stats.output.join('').slice(-3000)}`,
-      );
+      const lines = buckets.map((b) => {
+        const c = last.get(b);
+        if (c === undefined || typeof c === 'string') return `${b}: ${c ?? 'never compared'}`;
+        const off = (k: 'bytes' | 'objects') => `${k} stats-recount ${c.stats[k] - c.recount[k]} allowed [${c.allowed[k].join(', ')}]`;
+        const around = c.stats.cut && options.explain ? `\n  around the cut: ${options.explain(b, new Date(c.stats.cut).getTime())}` : '';
+        return `${b}: ${c.ok ? 'ok' : 'OUT'} (${c.rule}, cut ${c.stats.cut ?? '-'}): ${off('bytes')}, ${off('objects')}; ${JSON.stringify(c)}${around}`;
+      });
+      throw new Error(`${(e as Error).message}\n${lines.join('\n')}\n--- stats ---\n${this.stats.output.join('').slice(-3000)}`);
     }
   }
 }

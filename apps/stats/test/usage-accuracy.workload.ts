@@ -20,7 +20,18 @@ export interface WorkBucket {
 /** Operations done, by kind. */
 export type OpCounts = Record<string, number>;
 
+/** One step of a client as it saw it: when it sent the first request and got the last answer (ms), and the body bytes it sent. */
+export interface Span {
+  bucket: string;
+  kind: string;
+  startMs: number;
+  endMs: number;
+  bytes: number;
+}
+
 const KEYS = 6;
+/** Bodies are 1,000 to MAX_BODY bytes. */
+export const MAX_BODY = 31_000;
 /** A copy's source or a version may have gone meanwhile (another op, lifecycle): not a failure. */
 const GONE = new Set(['NoSuchKey', 'NoSuchVersion', 'NoSuchUpload', 'InvalidObjectState']);
 
@@ -33,6 +44,8 @@ const GONE = new Set(['NoSuchKey', 'NoSuchVersion', 'NoSuchUpload', 'InvalidObje
  */
 export class Workload {
   readonly counts: OpCounts = {};
+  /** Every completed step, in completion order. */
+  readonly spans: Span[] = [];
   private running = true;
   private gate?: Promise<void>;
   private open?: () => void;
@@ -91,9 +104,12 @@ export class Workload {
       if (this.gate) await this.gate;
       if (!this.running) break;
       this.inFlight++;
+      const startMs = Date.now();
       try {
-        const kind = await this.step(s3, w, n++);
+        const sent = { bucket: '', bytes: 0 };
+        const kind = await this.step(s3, w, n++, sent);
         this.counts[kind] = (this.counts[kind] ?? 0) + 1;
+        this.spans.push({ ...sent, kind, startMs, endMs: Date.now() });
       } catch (e) {
         this.failure ??= new Error(`client ${w}: ${(e as Error).name}: ${(e as Error).message}`);
       } finally {
@@ -105,10 +121,15 @@ export class Workload {
     }
   }
 
-  private async step(s3: S3Client, w: number, n: number): Promise<string> {
+  private async step(s3: S3Client, w: number, n: number, sent: { bucket: string; bytes: number }): Promise<string> {
     const b = this.buckets[Math.floor(Math.random() * this.buckets.length)];
+    sent.bucket = b.name;
     const key = (dir: string) => `${dir}/c${w}-k${Math.floor(Math.random() * KEYS)}`;
-    const body = () => randomBytes(1000 + Math.floor(Math.random() * 30_000));
+    const body = () => {
+      const bytes = randomBytes(1000 + Math.floor(Math.random() * (MAX_BODY - 1000)));
+      sent.bytes += bytes.length;
+      return bytes;
+    };
     const r = Math.random();
     try {
       if (r < 0.3) {
@@ -123,6 +144,7 @@ export class Workload {
       }
       if (r < 0.45) {
         const to = this.buckets[Math.floor(Math.random() * this.buckets.length)];
+        sent.bucket = to.name;
         await s3.send(
           new CopyObjectCommand({
             Bucket: to.name,

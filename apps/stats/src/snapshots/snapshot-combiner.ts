@@ -1,7 +1,7 @@
 import { Clock } from '@ostore/shared/clock';
 import type { ContextLogger } from '@ostore/shared/observability';
 import { CombinedSnapshot, combineSnapshots, SnapshotsTooFarApartError } from '@ostore/stats/snapshot';
-import { SnapshotStore } from '@ostore/stats/snapshot-store';
+import { CombinationInfo, SnapshotStore } from '@ostore/stats/snapshot-store';
 import { SnapshotMetrics } from './snapshot.metrics';
 
 /** What one combination step did. */
@@ -13,6 +13,14 @@ export type CombineOutcome = 'combined' | 'unchanged' | 'too_far_apart' | 'none'
  * `snapshot_combinations`). A step combines only when a host snapshot completed after the newest
  * combination was written; any number of stats processes may run it (the rows they write for
  * the same inputs are the same).
+ *
+ * The first combination of a cut is kept: newer passes of the same hosts' tables at the same cut
+ * (passes more often than the 5-minute grid) do not replace it, so a bucket's row at a cut never
+ * changes, as readers assume (they keep it until the cut moves). A later pass at the same cut
+ * would count wrongly what changed since the cut: a removal of an older version is missing from
+ * it and subtracted again by its delta, a version in flight at the cut is in it and added again
+ * by its delta, and the parts of an upload completed since are in neither (README, "How exact").
+ * A combination of other hosts or tables, or at another cut, replaces it as before.
  */
 export class SnapshotCombiner {
   private readonly startedMs: number;
@@ -39,12 +47,14 @@ export class SnapshotCombiner {
     else if (latest && newest <= latest.combinedAt.getTime()) outcome = 'unchanged';
     else
       try {
-        combined = combineSnapshots(parts);
-        if (!combined) outcome = 'none';
+        const next = combineSnapshots(parts);
+        if (!next) outcome = 'none';
+        else if (latest && sameCombination(latest, next)) outcome = 'unchanged';
         else {
-          await this.store.saveCombination(this.keyspace, combined);
+          combined = next;
+          await this.store.saveCombination(this.keyspace, next);
           outcome = 'combined';
-          this.log.info('host snapshots combined', { cut: combined.cut.toISOString(), parts: combined.parts, buckets: combined.buckets.length });
+          this.log.info('host snapshots combined', { cut: next.cut.toISOString(), parts: next.parts, buckets: next.buckets.length });
         }
       } catch (e) {
         if (!(e instanceof SnapshotsTooFarApartError)) throw e;
@@ -70,4 +80,14 @@ export class SnapshotCombiner {
     this.metrics.buckets.set(latest.buckets);
     this.metrics.hosts.set(latest.parts.length);
   }
+}
+
+/** The same cut from the same hosts' tables: the newer passes would only re-count what changed since the cut. */
+function sameCombination(latest: CombinationInfo, next: CombinedSnapshot): boolean {
+  const parts = [...latest.parts].sort();
+  return (
+    latest.cut.getTime() === next.cut.getTime() &&
+    parts.length === next.parts.length &&
+    parts.every((p, i) => p === next.parts[i])
+  );
 }

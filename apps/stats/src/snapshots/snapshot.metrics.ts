@@ -17,7 +17,7 @@ export class SnapshotMetrics {
     this.hosts = registry.gauge('ostore_stats_snapshot_host_snapshots', 'Host snapshots (host × table) in the newest combined snapshot');
     this.combinations = registry.counter(
       'ostore_stats_snapshot_combinations_total',
-      'Attempts to combine the hosts’ snapshots: combined, unchanged (nothing new), too_far_apart, none (no host snapshot yet)',
+      'Attempts to combine the hosts’ snapshots: combined, unchanged (nothing new, or newer passes of the same hosts at the same cut: its first combination is kept), too_far_apart, none (no host snapshot yet)',
       ['outcome'],
     );
   }

@@ -161,4 +161,17 @@ describe(usageFrom.name, () => {
     expect(usageFrom('b', undefined, { bytes: 5, objects: 1, events: 2 }, new Date(T0))).toEqual({ bucketId: 'b', bytes: 5, objects: 1, deltaEvents: 2, asOf: new Date(T0) });
     expect(c.buckets).toEqual([]);
   });
+
+  it('counts objects as the deltas and the recount do: every version holding data, noncurrent ones too', () => {
+    // a versioned bucket before the cut: x has a noncurrent version, z's data version lies under a
+    // delete marker; after the cut one new version of x (+1 object in its delta)
+    const cut = cutOf(T0);
+    const acc = new SnapshotAccumulator(emptyHostSnapshot(T0));
+    acc.addObject(obj('', 'x', [v(cut - 10, 100), v(cut - 20, 30)]));
+    acc.addObject(obj('', 'z', [v(cut - 5, 0, { isDeleteMarker: true }), v(cut - 40, 9)]));
+    const [bucket] = combineSnapshots([{ source: 'a', handler: 'versions', completedAt: new Date(T0), snapshot: acc.finish() }])!.buckets;
+    expect(bucket).toMatchObject({ objects: 1, versions: 3 });
+    // the exact recount counts 4 version rows holding data: x's three and z's one
+    expect(usageFrom('b1', bucket, { bytes: 50, objects: 1, events: 1 }, new Date(T0))).toMatchObject({ bytes: 189, objects: 4 });
+  });
 });

@@ -23,17 +23,22 @@ export interface SnapshotUsage {
 /**
  * Current usage = snapshot at its cut + every delta at or after the cut (the cut is on the
  * aggregate grid, so the deltas are whole 5-minute aggregates: a bounded read).
+ *
+ * Objects are counted as the deltas count them (README "What counts": every version that holds
+ * data, current and noncurrent), so the snapshot's figure added to them is its `versions`, not
+ * its `objects` (keys whose current version holds data, a report figure): in a versioned bucket
+ * the two differ by every noncurrent version and every version under a delete marker.
  */
 export function usageFrom(
   bucketId: string,
-  snapshot: Pick<BucketSnapshot, 'bytes' | 'objects' | 'cut'> | undefined,
+  snapshot: Pick<BucketSnapshot, 'bytes' | 'versions' | 'cut'> | undefined,
   after: DeltaSums,
   asOf: Date,
 ): SnapshotUsage {
   return {
     bucketId,
     bytes: (snapshot?.bytes ?? 0) + after.bytes,
-    objects: (snapshot?.objects ?? 0) + after.objects,
+    objects: (snapshot?.versions ?? 0) + after.objects,
     ...(snapshot ? { cut: snapshot.cut } : {}),
     deltaEvents: after.events,
     asOf,
