@@ -219,6 +219,9 @@ export interface DeleteResult {
   deleteMarker: boolean;
 }
 
+/** One key's answer of DeleteObjects: what DeleteObject would have answered, or the error it would have thrown. */
+export type DeleteOutcome = { ok: true; result: DeleteResult } | { ok: false; error: unknown };
+
 export interface CopySource {
   bucket: string;
   key: string;
@@ -320,6 +323,12 @@ export interface ObjectsService {
   /** The body (or a range or part of it); an encrypted version (`meta.sse`) needs its data key. */
   openBody(version: ObjectVersion, range?: ByteRange, partNumber?: number, dataKey?: Buffer): Promise<Readable>;
   delete(bucket: BucketRef, key: string, owner: Owner, versionId?: string): Promise<DeleteResult>;
+  /**
+   * DeleteObjects: each key as `delete` would (same versions, markers, usage events), answered in
+   * the order given, a failed key with its error; keys without a version id that share a directory
+   * share their Cassandra reads and mutations (PartitionDeletes).
+   */
+  deleteMany(bucket: BucketRef, owner: Owner, items: readonly { key: string; versionId?: string }[]): Promise<DeleteOutcome[]>;
   /** Shares the source's blocks by reference; metadata COPY or REPLACE; `ifNoneMatch` ('*') / `ifMatch` make it conditional on the destination like PutObject. */
   copy(input: {
     source: CopySource;
