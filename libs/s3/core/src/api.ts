@@ -1,4 +1,7 @@
 import type { Readable } from 'stream';
+import type { DeleteOutcome, DeleteResult } from './delete-outcome';
+
+export type { DeleteOutcome, DeleteResult } from './delete-outcome';
 
 /**
  * The S3 object-store service the gateway calls: S3 semantics over the Cassandra metastore and
@@ -214,14 +217,6 @@ export interface ListVersionsResult {
   nextVersionIdMarker?: string;
 }
 
-export interface DeleteResult {
-  versionId?: string;
-  deleteMarker: boolean;
-}
-
-/** One key's answer of DeleteObjects: what DeleteObject would have answered, or the error it would have thrown. */
-export type DeleteOutcome = { ok: true; result: DeleteResult } | { ok: false; error: unknown };
-
 export interface CopySource {
   bucket: string;
   key: string;
@@ -323,11 +318,7 @@ export interface ObjectsService {
   /** The body (or a range or part of it); an encrypted version (`meta.sse`) needs its data key. */
   openBody(version: ObjectVersion, range?: ByteRange, partNumber?: number, dataKey?: Buffer): Promise<Readable>;
   delete(bucket: BucketRef, key: string, owner: Owner, versionId?: string): Promise<DeleteResult>;
-  /**
-   * DeleteObjects: each key as `delete` would (same versions, markers, usage events), answered in
-   * the order given, a failed key with its error; keys without a version id that share a directory
-   * share their Cassandra reads and mutations (PartitionDeletes).
-   */
+  /** DeleteObjects: each key as `delete` would, in the order given (see PartitionDeletes). */
   deleteMany(bucket: BucketRef, owner: Owner, items: readonly { key: string; versionId?: string }[]): Promise<DeleteOutcome[]>;
   /** Shares the source's blocks by reference; metadata COPY or REPLACE; `ifNoneMatch` ('*') / `ifMatch` make it conditional on the destination like PutObject. */
   copy(input: {
