@@ -15,7 +15,7 @@ import { diffCounts, diffOps, s3RequestsByOperation } from '../lib/cassandra-sta
 import { gitCommit, machineInfo } from '../lib/machine';
 import { ensureBucket, sdkClient } from '../lib/sdk-load';
 import { sizeLabel } from '../lib/units';
-import { CountedOp, putMany, runCounted } from './peer-ops';
+import { CountedOp, deleteBatches, putMany, runCounted } from './peer-ops';
 
 interface CountRow {
   bucket: 'unversioned' | 'versioned';
@@ -60,6 +60,9 @@ export async function main(argvIn: string[]): Promise<number> {
   const argv = [...argvIn];
   const label = takeOption(argv, '--label', 'current');
   const n = Number(takeOption(argv, '--requests', '200'));
+  // `--only-delete-objects`: only the DeleteObjects of 1,000 keys rows (a quick before/after of that path)
+  const onlyBatch = argv.includes('--only-delete-objects');
+  if (onlyBatch) argv.splice(argv.indexOf('--only-delete-objects'), 1);
   const bench = new Bench(parseArgs(['small', ...argv]), ['count-requests', ...argvIn]);
   const env = await startEnvironment(bench);
   const rows: CountRow[] = [];
@@ -86,13 +89,30 @@ export async function main(argvIn: string[]): Promise<number> {
           ['DeleteObject', 'DeleteObject'],
         ];
         for (const [name, op] of ops) {
+          if (onlyBatch) break;
           if (versioning === 'versioned' && op !== 'PutObject' && op !== 'DeleteObject') continue;
           if (op === 'ListObjectsV2' && size !== SIZES[0]) continue;
           const count = op === 'ListObjectsV2' ? Math.min(n, 50) : n;
           log(`count: ${versioning} ${name} ${sizeLabel(size)} × ${count}`);
           rows.push({ bucket: versioning, op: name, size, ...(await measure(t, () => runCounted(client, bucket, op, keys, count, size))) });
         }
-        if (versioning === 'unversioned' && size === SIZES[0]) {
+        if (onlyBatch && size !== SIZES[0]) continue;
+        if (size === SIZES[0]) {
+          // the vs-minio phase's request: 1,000 keys of one directory in one DeleteObjects
+          const many = await putMany(client, bucket, `${dir}many/`, 1000, size, 8);
+          log(`count: ${versioning} DeleteObjects of 1,000 keys`);
+          rows.push({
+            bucket: versioning,
+            op: 'DeleteObjects (1,000 keys; per key)',
+            size,
+            ...(await measure(t, async () => {
+              const { errors } = await deleteBatches(client, bucket, many, 1000);
+              if (errors > 0) throw new Error(`DeleteObjects of 1,000 keys: ${errors} errors`);
+              return many.length;
+            })),
+          });
+        }
+        if (versioning === 'unversioned' && size === SIZES[0] && !onlyBatch) {
           await putMany(client, bucket, dir, n, size, 8);
           log(`count: DeleteObjects of 1 key × ${n}`);
           rows.push({ bucket: versioning, op: 'DeleteObjects (1 key each)', size, ...(await measure(t, () => runCounted(client, bucket, 'DeleteObjects', keys, n, size))) });

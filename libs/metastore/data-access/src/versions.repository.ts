@@ -7,6 +7,21 @@ import type { BlockEntry, NullRowRef, RowExtras, RowReadOptions, VersionLocator,
 import { columnsOf, META_COLUMNS, VERSION_COLUMNS, versionMetaRowOf, versionRowOf } from './version-row.mapper';
 
 const BLOCK_BATCH = 100;
+const NULL_ROW_COLUMNS = 'name, vts, vid, size, is_delete_marker, is_ghost, body_in_row';
+
+/** A `null_versions` row as a NullRowRef (with its summary when the row has one: migration 013). */
+function nullRowRefOf(bucketId: string, parent: string, r: types.Row): NullRowRef {
+  return {
+    bucketId,
+    parent,
+    name: str(r['name']),
+    vts: num(r['vts']),
+    vid: str(r['vid']),
+    ...(r['size'] === null || r['size'] === undefined
+      ? {}
+      : { summary: { size: num(r['size']), isDeleteMarker: !!r['is_delete_marker'], isGhost: !!r['is_ghost'], bodyInRow: !!r['body_in_row'] } }),
+  };
+}
 
 /**
  * Versions, their null-version index, their manifests (blocks) and their metadata.
@@ -54,19 +69,52 @@ export class VersionsRepository {
   /** Every null row of a key, newest first (normally one; more only while writers race), with its summary. */
   async nullRows(bucketId: string, parent: string, name: string): Promise<NullRowRef[]> {
     const rs = await this.client.execute(
-      `SELECT vts, vid, size, is_delete_marker, is_ghost, body_in_row FROM null_versions WHERE bucket_id = ? AND parent = ? AND name = ?`,
+      `SELECT ${NULL_ROW_COLUMNS} FROM null_versions WHERE bucket_id = ? AND parent = ? AND name = ?`,
       [bucketId, parent, name],
     );
-    return rs.rows.map((r) => ({
-      bucketId,
-      parent,
-      name,
-      vts: num(r['vts']),
-      vid: str(r['vid']),
-      ...(r['size'] === null || r['size'] === undefined
-        ? {}
-        : { summary: { size: num(r['size']), isDeleteMarker: !!r['is_delete_marker'], isGhost: !!r['is_ghost'], bodyInRow: !!r['body_in_row'] } }),
-    }));
+    return rs.rows.map((r) => nullRowRefOf(bucketId, parent, r));
+  }
+
+  /**
+   * The null rows of several keys of ONE directory partition in one read (`name IN`), by name,
+   * each newest first; a name without null rows is absent. DeleteObjects converges a whole
+   * group of keys from it instead of reading each key's rows on its own.
+   */
+  async nullRowsOfNames(bucketId: string, parent: string, names: readonly string[]): Promise<Map<string, NullRowRef[]>> {
+    const out = new Map<string, NullRowRef[]>();
+    if (names.length === 0) return out;
+    const rs = await this.client.execute(
+      `SELECT ${NULL_ROW_COLUMNS} FROM null_versions WHERE bucket_id = ? AND parent = ? AND name IN ?`,
+      [bucketId, parent, [...names]],
+    );
+    for (const r of rs.rows) {
+      const ref = nullRowRefOf(bucketId, parent, r);
+      const list = out.get(ref.name);
+      if (list) list.push(ref);
+      else out.set(ref.name, [ref]);
+    }
+    return out;
+  }
+
+  /**
+   * The newest row (markers and ghosts included) of several keys of ONE directory partition in one
+   * read (`name IN`), by name; a key without rows is absent. Every row of the named keys is read
+   * (Cassandra has no per-key LIMIT): meant for unversioned buckets, where a key has one row, or
+   * two while writers race.
+   */
+  async newestOfNames(bucketId: string, parent: string, names: readonly string[]): Promise<Map<string, VersionRow>> {
+    const out = new Map<string, VersionRow>();
+    if (names.length === 0) return out;
+    const rs = await this.client.execute(
+      `SELECT ${VERSION_COLUMNS} FROM versions WHERE bucket_id = ? AND parent = ? AND name IN ?`,
+      [bucketId, parent, [...names]],
+    );
+    // clustering order: name, then newest first, so the first row of each name is its newest
+    for (const r of rs.rows) {
+      const row = versionRowOf(r);
+      if (!out.has(row.name)) out.set(row.name, row);
+    }
+    return out;
   }
 
   /**

@@ -1,4 +1,7 @@
 import type { Readable } from 'stream';
+import type { DeleteOutcome, DeleteResult } from './delete-outcome';
+
+export type { DeleteOutcome, DeleteResult } from './delete-outcome';
 
 /**
  * The S3 object-store service the gateway calls: S3 semantics over the Cassandra metastore and
@@ -214,11 +217,6 @@ export interface ListVersionsResult {
   nextVersionIdMarker?: string;
 }
 
-export interface DeleteResult {
-  versionId?: string;
-  deleteMarker: boolean;
-}
-
 export interface CopySource {
   bucket: string;
   key: string;
@@ -320,6 +318,8 @@ export interface ObjectsService {
   /** The body (or a range or part of it); an encrypted version (`meta.sse`) needs its data key. */
   openBody(version: ObjectVersion, range?: ByteRange, partNumber?: number, dataKey?: Buffer): Promise<Readable>;
   delete(bucket: BucketRef, key: string, owner: Owner, versionId?: string): Promise<DeleteResult>;
+  /** DeleteObjects: each key as `delete` would, in the order given (see PartitionDeletes). */
+  deleteMany(bucket: BucketRef, owner: Owner, items: readonly { key: string; versionId?: string }[]): Promise<DeleteOutcome[]>;
   /** Shares the source's blocks by reference; metadata COPY or REPLACE; `ifNoneMatch` ('*') / `ifMatch` make it conditional on the destination like PutObject. */
   copy(input: {
     source: CopySource;

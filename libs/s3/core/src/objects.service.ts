@@ -8,6 +8,7 @@ import type {
   ByteRange,
   StoredAcl,
   CopySource,
+  DeleteOutcome,
   DeleteResult,
   ListObjectsInput,
   ListObjectsResult,
@@ -220,6 +221,41 @@ export class CassandraObjectsService implements ObjectsService {
     const newest = await this.store.newest(bucket.bucketId, key);
     if (newest && !newest.isGhost) await this.store.commit({ bucket, key, kind: 'ghost', isNull: true, owner });
     return { deleteMarker: false };
+  }
+
+  /**
+   * DeleteObjects (see ObjectsService.deleteMany): a key with a version id goes through
+   * deleteVersion as DeleteObject does, the others through PartitionDeletes by directory.
+   */
+  async deleteMany(ref: BucketRef, owner: Owner, items: readonly { key: string; versionId?: string }[]): Promise<DeleteOutcome[]> {
+    const bucket = await this.buckets.target(ref);
+    const out: DeleteOutcome[] = new Array(items.length);
+    const latest: number[] = [];
+    const byVersion: number[] = [];
+    items.forEach((item, i) => {
+      try {
+        validateKey(item.key, this.store.limits.maxKeyBytes);
+        (item.versionId === undefined ? latest : byVersion).push(i);
+      } catch (error) {
+        out[i] = { ok: false, error };
+      }
+    });
+    let next = 0;
+    const versionWorker = async () => {
+      for (let i = byVersion[next++]; i !== undefined; i = byVersion[next++]) {
+        const { key, versionId } = items[i];
+        out[i] = await this.deleteVersion(bucket, key, versionId!).then(
+          (result): DeleteOutcome => ({ ok: true, result }),
+          (error: unknown): DeleteOutcome => ({ ok: false, error }),
+        );
+      }
+    };
+    const [answers] = await Promise.all([
+      this.store.partitionDeletes.deleteLatest(bucket, owner, latest.map((i) => items[i].key)),
+      ...Array.from({ length: Math.min(16, byVersion.length) }, versionWorker),
+    ]);
+    answers.forEach((a, j) => (out[latest[j]] = a));
+    return out;
   }
 
   private async deleteVersion(bucket: BucketKey, key: string, versionId: string): Promise<DeleteResult> {

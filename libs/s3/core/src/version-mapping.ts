@@ -100,3 +100,38 @@ export function toObjectVersion(bucket: string, key: string, row: VersionRow, is
     ...(row.inlineBody || meta?.inlineBody ? { inlineBody: row.inlineBody ?? meta?.inlineBody } : {}),
   };
 }
+
+/** What a new version row is made of (VersionStore's CommitSpec carries it, PartitionDeletes too). */
+export interface NewRowSpec {
+  bucket: { bucketId: string };
+  key: string;
+  kind: 'object' | 'marker' | 'ghost';
+  isNull: boolean;
+  owner: { id: string; displayName: string };
+  size?: number;
+  etag?: string;
+  storageClass?: string;
+  partCount?: number;
+}
+
+/** The `versions` row a commit of `spec` writes at (vts, vid). */
+export function newVersionRow(spec: NewRowSpec, ids: { vts: number; vid: string }): VersionRow {
+  const { parent, name } = splitKey(spec.key);
+  return {
+    bucketId: spec.bucket.bucketId,
+    parent,
+    name,
+    vts: ids.vts,
+    vid: ids.vid,
+    isNull: spec.isNull,
+    isDeleteMarker: spec.kind !== 'object',
+    isGhost: spec.kind === 'ghost',
+    size: spec.kind === 'object' ? (spec.size ?? 0) : 0,
+    etag: spec.kind === 'object' ? (spec.etag ?? '') : '',
+    lastModified: new Date(Math.floor(ids.vts / 1000)),
+    storageClass: spec.storageClass ?? 'STANDARD',
+    ownerId: spec.owner.id,
+    ownerName: spec.owner.displayName,
+    partCount: spec.partCount,
+  };
+}

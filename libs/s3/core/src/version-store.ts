@@ -13,8 +13,7 @@ import {
   VersionRow,
 } from '@ostore/metastore/data-access';
 import type { ChecksumAlgorithm, ObjectMeta, Owner } from './api';
-import { normalizeEtag } from './checksums';
-import { invalidVersionId, noSuchKey, s3err } from './errors';
+import { invalidVersionId, s3err } from './errors';
 import { FolderCache } from './folder-cache';
 import { IndexRechecks } from './index-rechecks';
 import { folderRowsOf, splitKey } from './keys';
@@ -23,7 +22,9 @@ import type { QuotaGuard } from './quota/quota-guard';
 import { removalEventId, type UsageRecorder } from './usage';
 import { decodeId, makeVid, NULL_VERSION_ID, uuidBytes, uuidString, VersionClock, vtsOfVid } from './version-ids';
 import { BucketKey, VersionData } from './version-data';
-import { blockRefs, indexEntryOf, metaRowOf, versionRef } from './version-mapping';
+import { blockRefs, indexEntryOf, metaRowOf, newVersionRow, versionRef } from './version-mapping';
+import { checkWriteCondition } from './write-conditions';
+import { PartitionDeletes } from './partition-deletes';
 
 export type { BucketKey } from './version-data';
 
@@ -112,6 +113,8 @@ export class VersionStore extends VersionData {
   private readonly folderCache: FolderCache;
   /** The delayed second look of index repairs (see "who checks the index"). */
   readonly indexRechecks: IndexRechecks;
+  /** DeleteObjects: many keys of one directory partition in shared reads and mutations. */
+  readonly partitionDeletes: PartitionDeletes;
 
   constructor(
     ms: Metastore,
@@ -126,10 +129,11 @@ export class VersionStore extends VersionData {
     super(ms, blocks, settings, usage, quota);
     this.folderCache = new FolderCache(clock, settings.folderCacheTtlMs);
     this.indexRechecks = new IndexRechecks(clock, settings.indexFlightMs, (b, p, n, floor) => this.reconcileIndex(b, p, n, floor), log);
+    this.partitionDeletes = new PartitionDeletes(ms, this, settings.ghostTtlSeconds, log);
   }
 
   /** Upserts the folder rows of `table` this process has not written lately (see FolderCache). */
-  private async ensureFolders(table: 'version_folders' | 'object_folders', bucketId: string, key: string, at: Date): Promise<void> {
+  async ensureFolders(table: 'version_folders' | 'object_folders', bucketId: string, key: string, at: Date): Promise<void> {
     const rows = this.folderCache.missing(table, bucketId, folderRowsOf(key));
     if (rows.length === 0) return;
     const startedMs = this.clock.nowMs();
@@ -171,23 +175,7 @@ export class VersionStore extends VersionData {
     const bucketId = spec.bucket.bucketId;
     const { parent, name } = splitKey(spec.key);
     const ids = spec.vid ? { vid: spec.vid, vts: vtsOfVid(uuidBytes(spec.vid)) } : this.newVid(spec.kind);
-    const row: VersionRow = {
-      bucketId,
-      parent,
-      name,
-      vts: ids.vts,
-      vid: ids.vid,
-      isNull: spec.isNull,
-      isDeleteMarker: spec.kind !== 'object',
-      isGhost: spec.kind === 'ghost',
-      size: spec.kind === 'object' ? (spec.size ?? 0) : 0,
-      etag: spec.kind === 'object' ? (spec.etag ?? '') : '',
-      lastModified: new Date(Math.floor(ids.vts / 1000)),
-      storageClass: spec.storageClass ?? 'STANDARD',
-      ownerId: spec.owner.id,
-      ownerName: spec.owner.displayName,
-      partCount: spec.partCount,
-    };
+    const row = newVersionRow(spec, ids);
     // Steps 1-2 and 3 are independent (both only have to land before step 4): one round trip.
     // allSettled, so that a failure of one never leaves the other still running behind our back.
     const before: Promise<unknown>[] = [];
@@ -277,6 +265,16 @@ export class VersionStore extends VersionData {
     const row: RemovedVersion | undefined = known ? { ...known, inlineBody: known.bodyInRow } : await this.ms.versions.get(loc, { body: true });
     const at = Math.max(this.nowMicros(), loc.vts + 1);
     await this.ms.applyPartitionMutation(this.ms.versions.deleteStatements(loc, isNull, at));
+    await this.afterRemoval(bucket, loc, row);
+    return row;
+  }
+
+  /**
+   * What follows the removal of a version row (removeVersion, or a batch of them in one mutation:
+   * PartitionDeletes): its manifest and block references go, and a version that held data is
+   * reported removed once, under the row's own event id.
+   */
+  async afterRemoval(bucket: BucketKey, loc: VersionLocator, row: RemovedVersion | undefined): Promise<void> {
     if (row?.inlineBody && !row.isDeleteMarker) {
       await this.ms.versions.deleteManifest(loc.vid, { blocks: false });
     } else if (!row || !row.isDeleteMarker) {
@@ -284,7 +282,6 @@ export class VersionStore extends VersionData {
     }
     // one removal (bytes, the object, and a quota bucket's ledger) for every version that held data
     if (row && !row.isDeleteMarker) await this.recordUsage(bucket, 'remove', -row.size, row.isGhost ? 0 : -1, undefined, removalEventId(loc.vid));
-    return row;
   }
 
   /**
@@ -295,7 +292,7 @@ export class VersionStore extends VersionData {
    * our write); we then repair it again. Writers that sent in time leave this to the repair's
    * delayed re-check (IndexRechecks).
    */
-  private async checkIndex(row: VersionRow): Promise<void> {
+  async checkIndex(row: VersionRow): Promise<void> {
     const cur = await this.ms.objects.get(row.bucketId, row.parent, row.name);
     if (row.isDeleteMarker ? !cur : cur?.entry.vid === row.vid) return;
     const [newest] = await this.ms.versions.newest(row.bucketId, row.parent, row.name, 1);
@@ -420,16 +417,4 @@ export class VersionStore extends VersionData {
       }),
     );
   }
-}
-
-/** S3's answer to a conditional write against the current object's ETag (undefined: no current object, or a delete marker). */
-function checkWriteCondition(key: string, currentEtag: string | undefined, ifNoneMatch: string | undefined, ifMatch: string | undefined): void {
-  if (ifMatch !== undefined) {
-    if (currentEtag === undefined) throw noSuchKey(key);
-    const wanted = ifMatch.split(',').map((e) => normalizeEtag(e));
-    if (!wanted.includes('*') && !wanted.includes(normalizeEtag(currentEtag)))
-      throw s3err('PreconditionFailed', 'At least one of the pre-conditions you specified did not hold', { Condition: 'If-Match' });
-  }
-  if (ifNoneMatch !== undefined && currentEtag !== undefined)
-    throw s3err('PreconditionFailed', 'At least one of the pre-conditions you specified did not hold', { Condition: 'If-None-Match' });
 }

@@ -22,7 +22,7 @@ describe('concurrent writers of the same keys converge (real Cassandra)', () => 
   });
   afterAll(() => h.close());
 
-  async function storm(bucket: string, ops: number, permanentDeletes: boolean): Promise<void> {
+  async function storm(bucket: string, ops: number, permanentDeletes: boolean, batches = false): Promise<void> {
     const versionIds: Record<string, string[]> = {};
     let next = 0;
     const worker = async (w: number) => {
@@ -35,6 +35,11 @@ describe('concurrent writers of the same keys converge (real Cassandra)', () => 
         if (dice < 6) {
           const res = await put(gw, bucket, key, `${key}#${i}`.repeat(1 + (i % 3) * 4000));
           (versionIds[key] ??= []).push(res.versionId);
+        } else if (batches && dice < 9) {
+          // DeleteObjects of several keys (two of one directory, a repeated one) racing the others
+          const more = [KEYS[(i + 1) % KEYS.length], KEYS[(i + 2) % KEYS.length], key];
+          const out = await gw.objects.deleteMany(bucket, alice, [key, ...more].map((k) => ({ key: k })));
+          expect(out.filter((o) => !o.ok)).toEqual([]);
         } else if (dice < 9 || !permanentDeletes) {
           await gw.objects.delete(bucket, key, alice);
         } else {
@@ -113,6 +118,18 @@ describe('concurrent writers of the same keys converge (real Cassandra)', () => 
     await h.core.buckets.setVersioning('race-suspended', 'Suspended');
     await storm('race-suspended', 200, true);
     await expectConsistent('race-suspended');
+  });
+
+  it.each(['Unversioned', 'Enabled', 'Suspended'] as const)('with DeleteObjects batches among the writers, %s bucket', async (mode) => {
+    const bucket = `race-batch-${mode.toLowerCase()}`;
+    await h.core.buckets.create({ name: bucket, owner: alice, location: '', acl: 'private' });
+    if (mode !== 'Unversioned') await h.core.buckets.setVersioning(bucket, 'Enabled');
+    if (mode === 'Suspended') {
+      await storm(bucket, 40, false);
+      await h.core.buckets.setVersioning(bucket, 'Suspended');
+    }
+    await storm(bucket, 240, mode !== 'Unversioned', true);
+    await expectConsistent(bucket);
   });
 
   it('equal version timestamps: a marker beats an object, the greater vid beats the other, in both tables', async () => {

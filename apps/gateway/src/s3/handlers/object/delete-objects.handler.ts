@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { parseDeleteObjects, S3Error, toXml } from '@ostore/s3/protocol';
 import { createHash } from 'crypto';
-import type { ObjectsService } from '@ostore/s3/core';
+import type { DeleteOutcome, ObjectsService } from '@ostore/s3/core';
 import { OBJECTS_SERVICE } from '../../services';
 import { PolicyGate } from '../../policy-gate';
 import { toS3Error } from '../../error-response';
@@ -28,32 +28,36 @@ export class DeleteObjectsHandler implements S3Handler {
     }
     const request = parseDeleteObjects(body.toString('utf8'));
     const owner = req.owner ?? req.bucketInfo!.owner;
-    const results = [];
-    // Bounded concurrency: fast for 1000 keys without flooding Cassandra.
-    const queue = request.objects.map((o, i) => ({ ...o, i }));
-    const out: unknown[] = new Array(queue.length);
-    const worker = async () => {
-      for (let item = queue.shift(); item; item = queue.shift()) {
-        try {
-          if (!(await this.policies.mayDeleteKey(req, item.key, item.versionId))) throw new S3Error('AccessDenied', 'Access Denied');
-          const r = await this.objects.delete(req.target, item.key, owner, item.versionId);
-          out[item.i] = {
-            kind: 'Deleted',
-            value: {
-              Key: item.key,
-              VersionId: item.versionId,
-              DeleteMarker: r.deleteMarker ? 'true' : undefined,
-              DeleteMarkerVersionId: r.deleteMarker ? r.versionId : undefined,
-            },
-          };
-        } catch (e) {
-          const err = toS3Error(e);
-          out[item.i] = { kind: 'Error', value: { Key: item.key, VersionId: item.versionId, Code: err.code, Message: err.message } };
-        }
+    // each key is authorized on its own; the allowed ones are deleted together, so that keys of one
+    // directory share their Cassandra reads and mutations (ObjectsService.deleteMany)
+    const refusals = await Promise.all(
+      request.objects.map((o) =>
+        this.policies.mayDeleteKey(req, o.key, o.versionId).then(
+          (allowed) => (allowed ? undefined : new S3Error('AccessDenied', 'Access Denied')),
+          (error: unknown) => error ?? new Error('authorization failed'),
+        ),
+      ),
+    );
+    const outcomes = await this.objects.deleteMany(req.target, owner, request.objects.filter((_, i) => refusals[i] === undefined));
+    let next = 0;
+    const results = request.objects.map((item, i) => {
+      const refusal = refusals[i];
+      const outcome: DeleteOutcome = refusal === undefined ? outcomes[next++] : { ok: false, error: refusal };
+      if (outcome.ok) {
+        const r = outcome.result;
+        return {
+          kind: 'Deleted' as const,
+          value: {
+            Key: item.key,
+            VersionId: item.versionId,
+            DeleteMarker: r.deleteMarker ? 'true' : undefined,
+            DeleteMarkerVersionId: r.deleteMarker ? r.versionId : undefined,
+          },
+        };
       }
-    };
-    await Promise.all(Array.from({ length: 16 }, worker));
-    results.push(...(out as { kind: 'Deleted' | 'Error'; value: Record<string, string | undefined> }[]));
+      const err = toS3Error(outcome.error);
+      return { kind: 'Error' as const, value: { Key: item.key, VersionId: item.versionId, Code: err.code, Message: err.message } };
+    });
     sendXml(
       req,
       200,
