@@ -52,7 +52,8 @@ class Segment {
   }
 }
 
-class WindowFilter {
+/** One window's filter. */
+export class WindowFilter {
   readonly segments: Segment[] = [];
 
   get bytes(): number {
@@ -60,24 +61,30 @@ class WindowFilter {
     for (const s of this.segments) n += s.bits.byteLength;
     return n;
   }
+
+  /** False when the store holds no entry for `id` in the window. */
+  mayHold(id: string): boolean {
+    hashId(id);
+    // newest first: the largest segment, where most ids are
+    for (let i = this.segments.length - 1; i >= 0; i--) if (this.segments[i].has(h1, h2)) return true;
+    return false;
+  }
 }
 
 // the id's two 32-bit hashes, set by hashId (no allocation per id)
 let h1 = 0;
 let h2 = 0;
 
-/** Two independent 32-bit hashes of the id's UTF-16 code units (in-memory only: never persisted). */
+/**
+ * Two 32-bit hashes of the id's UTF-16 code units (in-memory only: never persisted): FNV-1a,
+ * then two different finalizers of it. One pass over the id; its 32 bits of state are plenty for
+ * segments of at most a few hundred thousand ids.
+ */
 function hashId(id: string): void {
   let a = 0x811c9dc5;
-  let b = 0x9747b28c;
-  for (let i = 0; i < id.length; i++) {
-    const c = id.charCodeAt(i);
-    a = Math.imul(a ^ c, 0x01000193);
-    b = Math.imul(b ^ c, 0x5bd1e995);
-    b ^= b >>> 15;
-  }
+  for (let i = 0; i < id.length; i++) a = Math.imul(a ^ id.charCodeAt(i), 0x01000193);
   h1 = fmix(a);
-  h2 = fmix(b) | 1;
+  h2 = fmix(a ^ 0x5bd1e995) | 1;
 }
 
 function fmix(h: number): number {
@@ -133,19 +140,19 @@ export class DedupFilters {
     this.windows.delete(window);
   }
 
-  /** Whether the window has a filter: only then does `mayHold` answer for it. */
+  /** Whether the window has a filter. */
   covers(window: string): boolean {
     return this.windows.has(window);
   }
 
-  /** For a covered window: false when the store holds no entry for `id` in it. */
+  /** The window's filter, if it has one: only then can an id be known not to be stored. */
+  of(window: string): WindowFilter | undefined {
+    return this.windows.get(window);
+  }
+
+  /** For a covered window: false when the store holds no entry for `id` in it (an uncovered window: true). */
   mayHold(window: string, id: string): boolean {
-    const f = this.windows.get(window);
-    if (!f) return true;
-    hashId(id);
-    // newest first: the largest segment, where most ids are
-    for (let i = f.segments.length - 1; i >= 0; i--) if (f.segments[i].has(h1, h2)) return true;
-    return false;
+    return this.windows.get(window)?.mayHold(id) ?? true;
   }
 
   private addTo(f: WindowFilter, ids: readonly string[]): void {

@@ -148,21 +148,21 @@ export class LocalUsageState {
    * LevelDB in one `getMany`.
    */
   async seen(windows: readonly WindowIds[]): Promise<boolean[]> {
-    const seen: boolean[] = [];
+    let total = 0;
+    for (const w of windows) total += w.ids.length;
+    const seen = new Array<boolean>(total).fill(false);
     const keys: string[] = [];
     const at: number[] = [];
+    let n = 0;
     for (const { bucketId, start, ids } of windows) {
-      const window = windowKey(bucketId, start);
+      const filter = this.filters.of(windowKey(bucketId, start));
       const prefix = eventsStart(bucketId, start);
-      const covered = this.filters.covers(window);
       for (const id of ids) {
-        if (covered && !this.filters.mayHold(window, id)) {
-          seen.push(false);
-          continue;
+        if (!filter || filter.mayHold(id)) {
+          at.push(n);
+          keys.push(prefix + id);
         }
-        at.push(seen.length);
-        seen.push(true);
-        keys.push(prefix + id);
+        n++;
       }
     }
     if (keys.length === 0) return seen;
