@@ -6,8 +6,19 @@ import { eventInsertParams, eventPayload, int32, int64, uuidBytes } from './usag
 /** The wire values the event rows are written with: the bytes the driver itself would send. */
 describe('usage event row values', () => {
   it('writes a bigint / timestamp as 8 bytes big-endian two’s complement', () => {
-    const values = [0, 1, -1, 2 ** 32 - 1, 2 ** 32, -(2 ** 32), Date.UTC(2026, 11, 5) * 1000, Number.MAX_SAFE_INTEGER, -Number.MAX_SAFE_INTEGER];
-    for (let i = 0; i < 1000; i++) values.push(Math.round((Math.random() - 0.5) * 2 * Number.MAX_SAFE_INTEGER));
+    const values = [
+      0,
+      1,
+      -1,
+      2 ** 32 - 1,
+      2 ** 32,
+      -(2 ** 32),
+      Date.UTC(2026, 11, 5) * 1000,
+      Number.MAX_SAFE_INTEGER,
+      -Number.MAX_SAFE_INTEGER,
+    ];
+    for (let i = 0; i < 1000; i++)
+      values.push(Math.round((Math.random() - 0.5) * 2 * Number.MAX_SAFE_INTEGER));
     for (const n of values) {
       const expected = Buffer.alloc(8);
       expected.writeBigInt64BE(BigInt(n));
@@ -25,11 +36,23 @@ describe('usage event row values', () => {
 
   it('binds the key, the times and the TTL in wire form and the fields by layout', () => {
     const at = new Date(Date.UTC(2026, 11, 5, 1, 2, 3, 456));
-    const e = { bucketId: randomUUID(), eventId: 'e-1', occurredAt: at, bucket: 'b', kind: 'store', bytes: 10, source: 'gateway', sourceHost: 'h' };
+    const e = {
+      bucketId: randomUUID(),
+      eventId: 'e-1',
+      occurredAt: at,
+      bucket: 'b',
+      kind: 'store',
+      bytes: 10,
+      source: 'gateway',
+      sourceHost: 'h',
+    };
     const key = { bucket: uuidBytes(e.bucketId), day: int32(20_427), shard: int32(3) };
     const ttl = int32(3600);
     const [v1, v2] = EVENT_LAYOUTS;
-    const times = (p: unknown[], i: number, j: number) => [(p[i] as Buffer).readBigInt64BE(0), (p[j] as Buffer).readBigInt64BE(0)];
+    const times = (p: unknown[], i: number, j: number) => [
+      (p[i] as Buffer).readBigInt64BE(0),
+      (p[j] as Buffer).readBigInt64BE(0),
+    ];
     const compact = eventInsertParams(e, v2, key, ttl);
     expect(compact).toHaveLength(8);
     expect(compact.slice(0, 3)).toEqual([key.bucket, key.day, key.shard]);

@@ -100,7 +100,11 @@ export class UsageEventStore {
       if (!bucket) buckets.set(e.bucketId, (bucket = { uuid: uuidBytes(e.bucketId), partitions: new Map() }));
       const k = day * this.layout.shards + shard;
       let p = bucket.partitions.get(k);
-      if (!p) bucket.partitions.set(k, (p = { key: { bucket: bucket.uuid, day: int(day), shard: int(shard) }, rows: [] }));
+      if (!p)
+        bucket.partitions.set(
+          k,
+          (p = { key: { bucket: bucket.uuid, day: int(day), shard: int(shard) }, rows: [] }),
+        );
       p.rows.push({ query: cql, params: eventInsertParams(e, this.layout, p.key, int(ttl)) });
       written.push(e);
     }
@@ -108,7 +112,9 @@ export class UsageEventStore {
     for (const { partitions } of buckets.values())
       for (const { rows } of partitions.values())
         if (rows.length <= this.batchRows) batches.push(rows);
-        else for (let i = 0; i < rows.length; i += this.batchRows) batches.push(rows.slice(i, i + this.batchRows));
+        else
+          for (let i = 0; i < rows.length; i += this.batchRows)
+            batches.push(rows.slice(i, i + this.batchRows));
     let next = 0;
     const worker = async () => {
       while (next < batches.length) {

@@ -25,9 +25,21 @@ describe(sha256First32.name, () => {
   });
 
   it('hashes the UTF-8 bytes of non-ASCII ids, lone surrogates as U+FFFD like Buffer.from', () => {
-    const ids = ['é', 'événement-42', '日本語のイベント', 'emoji-😀-id', 'x'.repeat(60) + 'ü', '\ud800', 'a\udc00b'];
+    const ids = [
+      'é',
+      'événement-42',
+      '日本語のイベント',
+      'emoji-😀-id',
+      'x'.repeat(60) + 'ü',
+      '\ud800',
+      'a\udc00b',
+    ];
     for (let i = 0; i < 200; i++)
-      ids.push(Array.from({ length: i }, (_, j) => String.fromCharCode(((i * 7919 + j * 104729) % 0xd7ff) + 1)).join(''));
+      ids.push(
+        Array.from({ length: i }, (_, j) => String.fromCharCode(((i * 7919 + j * 104729) % 0xd7ff) + 1)).join(
+          '',
+        ),
+      );
     for (const id of ids) expect([id, sha256First32(id)]).toEqual([id, reference(id)]);
   });
 

@@ -54,7 +54,13 @@ describe(DedupFilters.name, () => {
     sut.add('w7', uuids(10)); // written last: kept before w8 and w9
     sut.reset('w10', uuids(1000));
     expect(sut.bytes).toBeLessThanOrEqual(3 * 2048 + 512);
-    expect(['w0', 'w7', 'w8', 'w9', 'w10'].map((w) => sut.covers(w))).toEqual([false, true, false, true, true]);
+    expect(['w0', 'w7', 'w8', 'w9', 'w10'].map((w) => sut.covers(w))).toEqual([
+      false,
+      true,
+      false,
+      true,
+      true,
+    ]);
   });
 
   it('with no budget covers nothing', () => {

@@ -39,7 +39,10 @@ describe('LocalUsageState dedup lookups', () => {
     let previous: LocalWindow | undefined;
     let events = stored.length;
     let touchedAt = 1;
-    await state.commit({ windows: [{ window: (previous = win('b1', events, touchedAt)), rebuilt: true, ids: stored }], marks: [] });
+    await state.commit({
+      windows: [{ window: (previous = win('b1', events, touchedAt)), rebuilt: true, ids: stored }],
+      marks: [],
+    });
     for (const ids of later) {
       events += ids.length;
       const next = win('b1', events, ++touchedAt);
@@ -87,12 +90,18 @@ describe('LocalUsageState dedup lookups', () => {
 
     // a batch on the window of the previous run: it stays without a filter (the filter would miss the old ids)
     const [previous] = await state.windows([{ bucketId: 'b1', start: START }]);
-    await state.commit({ windows: [{ window: win('b1', 300, 9), previous, rebuilt: false, ids: fresh }], marks: [] });
+    await state.commit({
+      windows: [{ window: win('b1', 300, 9), previous, rebuilt: false, ids: fresh }],
+      marks: [],
+    });
     expect(state.filtered.windows).toBe(0);
     expect((await state.seen([{ bucketId: 'b1', start: START, ids: stored }])).every(Boolean)).toBe(true);
 
     // rebuilt under a new lease: covered again; evicted by the cleanup: not any more
-    await state.commit({ windows: [{ window: win('b1', 300, 10, 'L2'), rebuilt: true, ids: [...stored, ...fresh] }], marks: [] });
+    await state.commit({
+      windows: [{ window: win('b1', 300, 10, 'L2'), rebuilt: true, ids: [...stored, ...fresh] }],
+      marks: [],
+    });
     expect(state.filtered.windows).toBe(1);
     await state.evict(indexKey(10, 'b1', START));
     expect(state.filtered).toEqual(expect.objectContaining({ windows: 0, bytes: 0 }));
