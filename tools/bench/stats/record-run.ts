@@ -2,7 +2,7 @@ import { randomUUID } from 'crypto';
 import { mkdtemp, rm } from 'fs/promises';
 import { cpus, loadavg, tmpdir } from 'os';
 import { join } from 'path';
-import { UsageDelta } from '@ostore/queue/contracts';
+import { UsageDelta, usageDeltaMessage, usageDeltaOfMessage } from '@ostore/queue/contracts';
 import { SystemClock } from '@ostore/shared/clock';
 import { MetricsRegistry } from '@ostore/shared/observability';
 import {
@@ -36,6 +36,12 @@ interface Options {
    * kind of deltas, no dedup, no local state, no aggregates): the floor one-row-per-event sets.
    */
   storeOnly: boolean;
+  /**
+   * Also decode each delta from its queue message inside the timed rounds, as the consumer does
+   * (`fast`: usageDeltaOfMessage, the controller's reader; `schema`: the contract's zod reader).
+   * Kafka's own decoding (kafkajs) is not in it.
+   */
+  decode?: 'fast' | 'schema';
 }
 
 function parseArgs(argv: string[]): Options {
@@ -63,6 +69,11 @@ function parseArgs(argv: string[]): Options {
     else if (a === '--layouts') o.layouts = argv[++i].split(',').map(Number);
     else if (a === '--cassandra-pid') o.cassandraPid = v();
     else if (a === '--store-only') o.storeOnly = true;
+    else if (a === '--decode') {
+      const how = argv[++i];
+      if (how !== 'fast' && how !== 'schema') throw new Error('--decode fast|schema');
+      o.decode = how;
+    }
     else throw new Error(`unknown option ${a}`);
   }
   return o;
@@ -70,6 +81,8 @@ function parseArgs(argv: string[]): Options {
 
 interface Batch {
   deltas: UsageDelta[];
+  /** The deltas as queue messages, when the rounds decode them (`--decode`). */
+  messages?: Buffer[];
   position: BatchPosition;
 }
 
@@ -104,6 +117,7 @@ function partitionBatches(
     const chunk = deltas.slice(i, i + o.batch);
     batches.push({
       deltas: chunk,
+      ...(o.decode ? { messages: chunk.map((d) => Buffer.from(usageDeltaMessage(d))) } : {}),
       position: { partition, firstOffset: offset + i, nextOffset: offset + i + chunk.length },
     });
   }
@@ -224,7 +238,12 @@ export async function main(argv: string[]): Promise<number> {
           partitionBatches(o, p, share(p), now, arm.offset),
         );
         arm.offset += perRound;
-        const t = await timed((b) => arm.recorder.record(b.deltas, b.position), arm.last, o.cassandraPid);
+        const read = o.decode === 'schema' ? (m: Buffer) => UsageDelta.fromMessage(m) : usageDeltaOfMessage;
+        const t = await timed(
+          (b) => arm.recorder.record(b.messages ? b.messages.map(read) : b.deltas, b.position),
+          arm.last,
+          o.cassandraPid,
+        );
         arm.rates.push(t.events / t.seconds);
         lines.push(line(`layout ${arm.version} round ${r + 1}`, t));
         if (o.storeOnly) {
@@ -245,7 +264,7 @@ export async function main(argv: string[]): Promise<number> {
     }
     for (const arm of arms)
       lines.push(
-        `layout ${arm.version}: median of ${o.rounds} rounds ${Math.round(median(arm.rates))} deltas/s${o.storeOnly ? ` (raw-event writes alone: ${Math.round(median(arm.storeRates))} events/s)` : ''}; local store ${arm.local.entries.windows} windows, ${arm.local.entries.events} dedup entries, ${await arm.local.sizeOnDisk()} bytes on disk`,
+        `layout ${arm.version}: median of ${o.rounds} rounds ${Math.round(median(arm.rates))} deltas/s${o.storeOnly ? ` (raw-event writes alone: ${Math.round(median(arm.storeRates))} events/s)` : ''}; local store ${arm.local.entries.windows} windows, ${arm.local.entries.events} dedup entries, ${await arm.local.sizeOnDisk()} bytes on disk; dedup filters ${JSON.stringify(arm.local.filtered)}`,
       );
     if (arms.length === 2) {
       const ratios = arms[1].rates.map((x, i) => x / arms[0].rates[i]);

@@ -1,6 +1,6 @@
 import { Controller, Inject } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
-import { UsageDelta } from '@ostore/queue/contracts';
+import { UsageDelta, usageDeltaOfMessage } from '@ostore/queue/contracts';
 import { QueueBatch, QueueHandler } from '@ostore/queue/data-access';
 import { ContextLogger, JsonLogger } from '@ostore/shared/observability';
 import { StatsMetrics, UsageRecorder } from '@ostore/stats/data-access';
@@ -31,7 +31,7 @@ export class UsageDeltasController {
     const deltas: UsageDelta[] = [];
     for (const m of batch.messages) {
       try {
-        deltas.push(UsageDelta.fromMessage(m.value));
+        deltas.push(usageDeltaOfMessage(m.value));
       } catch (e) {
         this.metrics.invalid.inc();
         this.log.error('undecodable usage delta skipped', {

@@ -12,7 +12,25 @@ import {
   shardOf,
   UsageEvent,
 } from '@ostore/stats/domain';
-import { EVENT_COLUMNS, eventInsert, eventInsertParams, eventOfRow } from './usage-event.entity';
+import {
+  EVENT_COLUMNS,
+  eventInsert,
+  eventInsertParams,
+  eventOfRow,
+  int32,
+  PartitionKeyBytes,
+  uuidBytes,
+} from './usage-event.entity';
+
+interface Statement {
+  query: string;
+  params: unknown[];
+}
+
+interface Partition {
+  key: PartitionKeyBytes;
+  rows: Statement[];
+}
 
 /** How long raw events and aggregates are kept, counted from when they happened. */
 export interface UsageRetention {
@@ -61,7 +79,15 @@ export class UsageEventStore {
     const cql = eventInsert(this.client.keyspace, this.layout);
     const written: UsageEvent[] = [];
     const expired: UsageEvent[] = [];
-    const partitions = new Map<string, { query: string; params: unknown[] }[]>();
+    // per bucket (its id's bytes, parsed once), its partitions by day and shard (no key string per
+    // event), each with its key values in wire form; the int values (day, shard, TTL) encoded once per call
+    const buckets = new Map<string, { uuid: Buffer; partitions: Map<number, Partition> }>();
+    const ints = new Map<number, Buffer>();
+    const int = (n: number): Buffer => {
+      let b = ints.get(n);
+      if (!b) ints.set(n, (b = int32(n)));
+      return b;
+    };
     for (const e of events) {
       const ttl = remainingTtlSeconds(e.occurredAt, this.retention.eventsSeconds, now);
       if (ttl === undefined) {
@@ -70,15 +96,25 @@ export class UsageEventStore {
       }
       const day = dayOf(e.occurredAt);
       const shard = shardOf(e.eventId, this.layout);
-      const key = `${e.bucketId}|${day}|${shard}`;
-      const rows = partitions.get(key) ?? [];
-      rows.push({ query: cql, params: eventInsertParams(e, this.layout, day, shard, ttl) });
-      partitions.set(key, rows);
+      let bucket = buckets.get(e.bucketId);
+      if (!bucket) buckets.set(e.bucketId, (bucket = { uuid: uuidBytes(e.bucketId), partitions: new Map() }));
+      const k = day * this.layout.shards + shard;
+      let p = bucket.partitions.get(k);
+      if (!p)
+        bucket.partitions.set(
+          k,
+          (p = { key: { bucket: bucket.uuid, day: int(day), shard: int(shard) }, rows: [] }),
+        );
+      p.rows.push({ query: cql, params: eventInsertParams(e, this.layout, p.key, int(ttl)) });
       written.push(e);
     }
-    const batches: { query: string; params: unknown[] }[][] = [];
-    for (const rows of partitions.values())
-      for (let i = 0; i < rows.length; i += this.batchRows) batches.push(rows.slice(i, i + this.batchRows));
+    const batches: Statement[][] = [];
+    for (const { partitions } of buckets.values())
+      for (const { rows } of partitions.values())
+        if (rows.length <= this.batchRows) batches.push(rows);
+        else
+          for (let i = 0; i < rows.length; i += this.batchRows)
+            batches.push(rows.slice(i, i + this.batchRows));
     let next = 0;
     const worker = async () => {
       while (next < batches.length) {

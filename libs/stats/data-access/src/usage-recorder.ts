@@ -7,9 +7,9 @@ import {
   UsageEvent,
   UsageSums,
   WINDOW_MS,
-  windowStart,
+  windowStartMs,
 } from '@ostore/stats/domain';
-import { eventKey, LocalWindow } from './local/local-usage.entity';
+import { LocalWindow } from './local/local-usage.entity';
 import { LocalUsageState, WindowWrite } from './local/local-usage.state';
 import { OwnedWindows } from './owned-windows';
 import { StatsMetrics } from './stats.metrics';
@@ -19,17 +19,19 @@ import { UsageTotalsStore } from './usage-totals.store';
 
 /** A usage delta from the queue as a stored event. */
 export function eventOfDelta(d: UsageDelta): UsageEvent {
-  return {
+  const e: UsageEvent = {
     bucketId: d.bucketId,
     eventId: d.eventId,
     occurredAt: d.at,
     bucket: d.bucket,
     kind: d.kind,
     bytes: d.bytes,
-    ...(d.objects === undefined ? {} : { objects: d.objects }),
     source: d.source,
     sourceHost: d.sourceHost,
   };
+  // set only when known (no spread: one object per event, built in place)
+  if (d.objects !== undefined) e.objects = d.objects;
+  return e;
 }
 
 /** What recording one batch did. */
@@ -63,7 +65,7 @@ interface Built extends Touched {
   previous?: LocalWindow;
   rebuilt: boolean;
   fresh: UsageEvent[];
-  /** A rebuilt window's ids already in Cassandra: its dedup entries beside the fresh ones. */
+  /** A rebuilt window's ids already in Cassandra: its dedup entries beside the fresh ones (the fresh ids are appended). */
   storedIds?: string[];
 }
 
@@ -110,36 +112,43 @@ export class UsageRecorder {
   async record(deltas: readonly UsageDelta[], position?: BatchPosition): Promise<RecordResult> {
     this.metrics.consumed.inc(deltas.length);
     const now = this.clock.now();
-    const unique = new Map<string, UsageEvent>();
+    const unique = new Set<string>();
     let expired = 0;
+    // the touched windows in order of first event, found per bucket then per start (no key string per event)
+    const touched: Touched[] = [];
+    const byBucket = new Map<string, Map<number, Touched>>();
     for (const d of deltas) {
       if (unique.has(d.eventId)) continue;
-      if (remainingTtlSeconds(d.at, this.retention.eventsSeconds, now) === undefined) expired++;
-      else unique.set(d.eventId, eventOfDelta(d));
+      if (remainingTtlSeconds(d.at, this.retention.eventsSeconds, now) === undefined) {
+        expired++;
+        continue;
+      }
+      unique.add(d.eventId);
+      const start = windowStartMs(d.at);
+      let windows = byBucket.get(d.bucketId);
+      if (!windows) byBucket.set(d.bucketId, (windows = new Map()));
+      let t = windows.get(start);
+      if (!t) {
+        t = { bucketId: d.bucketId, bucket: d.bucket, start, events: [] };
+        windows.set(start, t);
+        touched.push(t);
+      }
+      t.events.push(eventOfDelta(d));
     }
     const lease = await this.lease(position);
-    const touched = new Map<string, Touched>();
-    for (const e of unique.values()) {
-      const start = windowStart(e.occurredAt).getTime();
-      const key = `${e.bucketId}|${start}`;
-      const t = touched.get(key) ?? { bucketId: e.bucketId, bucket: e.bucket, start, events: [] };
-      t.events.push(e);
-      touched.set(key, t);
-    }
-    const built = await this.build([...touched.values()], lease);
+    const built = await this.build(touched, lease);
     const writes: WindowWrite[] = [];
-    const dedup: string[] = [];
     const fresh: UsageEvent[] = [];
     for (const b of built) {
-      const sums = { ...b.base };
-      for (const id of b.storedIds ?? []) dedup.push(eventKey(b.bucketId, b.start, id));
+      const sums = { bytes: b.base.bytes, objects: b.base.objects, events: b.base.events };
+      const ids = b.storedIds ?? [];
       for (const e of b.fresh) {
         sums.bytes += e.bytes;
         sums.objects += e.objects ?? 0;
         sums.events += 1;
-        dedup.push(eventKey(b.bucketId, b.start, e.eventId));
+        ids.push(e.eventId);
+        fresh.push(e);
       }
-      fresh.push(...b.fresh);
       const window = {
         bucketId: b.bucketId,
         bucket: b.bucket,
@@ -148,12 +157,11 @@ export class UsageRecorder {
         touchedAt: now.getTime(),
         lease,
       };
-      writes.push({ window, rebuilt: b.rebuilt, ...(b.previous ? { previous: b.previous } : {}) });
+      writes.push({ window, rebuilt: b.rebuilt, ids, ...(b.previous ? { previous: b.previous } : {}) });
       b.base = sums;
     }
     await this.local.commit({
       windows: writes,
-      events: dedup,
       marks: position ? [[position.partition, { nextOffset: position.nextOffset, lease }]] : [],
     });
     await this.events.write(fresh);
@@ -196,8 +204,9 @@ export class UsageRecorder {
       };
     });
     const local = built.filter((b) => !b.rebuilt);
-    const keys = local.flatMap((b) => b.events.map((e) => eventKey(b.bucketId, b.start, e.eventId)));
-    const seen = await this.local.seen(keys);
+    const seen = await this.local.seen(
+      local.map((b) => ({ bucketId: b.bucketId, start: b.start, ids: b.events.map((e) => e.eventId) })),
+    );
     let i = 0;
     for (const b of local) for (const e of b.events) if (!seen[i++]) b.fresh.push(e);
     await this.parallel(

@@ -1,4 +1,4 @@
-import { hash } from 'crypto';
+import { sha256First32 } from './sha256';
 
 /**
  * How raw usage events are spread over partitions (seed 003): a layout version fixes the number
@@ -32,7 +32,6 @@ export const CURRENT_LAYOUT: EventLayout = EVENT_LAYOUTS[EVENT_LAYOUTS.length - 
  * process-randomized hash: every process and every replay puts one event in the same partition.
  */
 export function shardOf(eventId: string, layout: EventLayout = CURRENT_LAYOUT): number {
-  // the one-shot digest: the same bytes as createHash().update().digest() at half the cost per id
-  const digest = hash('sha256', eventId, 'buffer');
-  return digest.readUInt32BE(0) % layout.shards;
+  // SHA-256 in JavaScript (sha256.ts): the same first 4 bytes as crypto's digest, without a call into OpenSSL per id
+  return sha256First32(eventId) % layout.shards;
 }

@@ -10,7 +10,12 @@ export function dayOf(at: Date | number): number {
 
 /** Start of the 5-minute window an instant falls in. Windows never straddle a day. */
 export function windowStart(at: Date | number): Date {
-  return new Date(Math.floor(ms(at) / WINDOW_MS) * WINDOW_MS);
+  return new Date(windowStartMs(at));
+}
+
+/** `windowStart` in ms since the epoch, without a Date (the write path's per-event form). */
+export function windowStartMs(at: Date | number): number {
+  return Math.floor(ms(at) / WINDOW_MS) * WINDOW_MS;
 }
 
 /** The days whose partitions hold instants in `[from, to)`, in order. */

@@ -1,7 +1,7 @@
 import { FolderCandidate } from './folder-candidate';
 import { MessageContractError } from './message-contract';
 import { UploadCandidate } from './upload-candidate';
-import { UsageDelta, usageDeltaMessage } from './usage-delta';
+import { UsageDelta, usageDeltaMessage, usageDeltaOfMessage } from './usage-delta';
 import { VersionCandidate } from './version-candidate';
 
 const bucketId = '2f1c8a52-5a43-4c1e-9a57-0c2d3e4f5a6b';
@@ -302,6 +302,73 @@ describe(UsageDelta.name, () => {
       }
       expect(expected).toBeInstanceOf(MessageContractError);
       expect(() => usageDeltaMessage(bad)).toThrow(expected as Error);
+    });
+  });
+  describe(usageDeltaOfMessage.name, () => {
+    const read = (m: string | Buffer | Uint8Array) => {
+      try {
+        return { delta: sut.fromMessage(m) };
+      } catch (e) {
+        return { error: e };
+      }
+    };
+    const readFast = (m: string | Buffer | Uint8Array) => {
+      try {
+        return { delta: usageDeltaOfMessage(m) };
+      } catch (e) {
+        return { error: e };
+      }
+    };
+
+    it('reads what fromMessage reads, from a string, a Buffer and a Uint8Array view', () => {
+      const { objects: _, ...noCount } = delta();
+      const variants: UsageDelta[] = [
+        delta(),
+        noCount,
+        { ...delta(), kind: 'store', bytes: 0, objects: 0, source: 'gateway' },
+        { ...delta(), kind: 'copy', bytes: Number.MAX_SAFE_INTEGER, bucket: 'a.b-c', sourceHost: 'x'.repeat(255) },
+        { ...delta(), bucketId: bucketId.toUpperCase(), eventId: 'é'.repeat(256), at: new Date(0) },
+      ];
+      for (const d of variants) {
+        const m = sut.toMessage(d);
+        const bytes = Buffer.from(`xx${m}`);
+        for (const raw of [m, Buffer.from(m), new Uint8Array(bytes.buffer, bytes.byteOffset + 2, bytes.length - 2)]) {
+          const back = usageDeltaOfMessage(raw);
+          expect(back).toEqual(d);
+          expect('objects' in back).toBe('objects' in d);
+        }
+      }
+    });
+
+    it.each<[string, Record<string, unknown> | string]>([
+      ['version 1', { v: 1 }],
+      ['missing version', { v: undefined }],
+      ['bucketId', { bucketId: 'photos' }],
+      ['bucket', { bucket: 'Photos!' }],
+      ['kind', { kind: 'transition' }],
+      ['fractional bytes', { bytes: 1.5 }],
+      ['huge bytes', { bytes: -(2 ** 60) }],
+      ['sign of bytes', { bytes: 10 }],
+      ['objects as text', { objects: '1' }],
+      ['objects null', { objects: null }],
+      ['at without milliseconds', { at: '2026-03-01T00:00:00Z' }],
+      ['at with microseconds', { at: '2026-03-01T00:00:00.000001Z' }],
+      ['at with an offset', { at: '2026-03-01T01:00:00.000+01:00' }],
+      ['at on a day that does not exist', { at: '2026-02-30T00:00:00.000Z' }],
+      ['at as a number', { at: 1_700_000_000_000 }],
+      ['source', { source: 'scanner' }],
+      ['sourceHost', { sourceHost: 'two words' }],
+      ['eventId', { eventId: '' }],
+      ['long eventId', { eventId: 'e'.repeat(257) }],
+      ['unknown field', { storageClass: 'GLACIER' }],
+      ['__proto__ field', '{"v":2,"__proto__":{"x":1}}'],
+      ['not JSON', 'nope'],
+      ['an array', '[2]'],
+      ['null', 'null'],
+    ])('answers like fromMessage for a message with a bad or unusual %s', (_what, patch) => {
+      const m = typeof patch === 'string' ? patch : tamper(sut.toMessage(delta()), patch);
+      const fast = readFast(m);
+      expect(fast).toEqual(read(m));
     });
   });
 });

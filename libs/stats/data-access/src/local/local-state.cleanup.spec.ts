@@ -6,7 +6,7 @@ import { MetricsRegistry } from '@ostore/shared/observability';
 import { windowStart } from '@ostore/stats/domain';
 import { StatsMetrics } from '../stats.metrics';
 import { CleanupTimers, LocalStateCleanup } from './local-state.cleanup';
-import { eventKey, LocalWindow } from './local-usage.entity';
+import { LocalWindow } from './local-usage.entity';
 import { LocalStateConflictError, LocalUsageState } from './local-usage.state';
 
 const MIN = 60_000;
@@ -67,8 +67,7 @@ describe(LocalStateCleanup.name, () => {
     const [previous] = await state.windows([{ bucketId, start }]);
     const ids = Array.from({ length: n }, () => `e-${++seq}`);
     await state.commit({
-      windows: [{ window: win(bucketId, start, (previous?.events ?? 0) + n), rebuilt: false, ...(previous ? { previous } : {}) }],
-      events: ids.map((id) => eventKey(bucketId, start, id)),
+      windows: [{ window: win(bucketId, start, (previous?.events ?? 0) + n), rebuilt: false, ids, ...(previous ? { previous } : {}) }],
       marks: [],
     });
     return { start, ids };
@@ -84,8 +83,8 @@ describe(LocalStateCleanup.name, () => {
       undefined,
       expect.objectContaining({ events: 3 }),
     ]);
-    expect(await state.seen(old.ids.map((id) => eventKey('b1', old.start, id)))).toEqual(old.ids.map(() => false));
-    expect(await state.seen(kept.ids.map((id) => eventKey('b2', kept.start, id)))).toEqual([true, true, true]);
+    expect(await state.seen([{ bucketId: 'b1', start: old.start, ids: old.ids }])).toEqual(old.ids.map(() => false));
+    expect(await state.seen([{ bucketId: 'b2', start: kept.start, ids: kept.ids }])).toEqual([true, true, true]);
     expect(state.entries).toEqual({ windows: 1, events: 3 });
   });
 
@@ -97,12 +96,12 @@ describe(LocalStateCleanup.name, () => {
     state = await LocalUsageState.open(dir);
     expect(await state.pending(10)).toHaveLength(2);
     // b2's window is rebuilt by a batch before the cleanup resumes: its entries are its own again
-    await state.commit({ windows: [{ window: win('b2', b.start, 40), rebuilt: true }], events: b.ids.map((id) => eventKey('b2', b.start, id)), marks: [] });
+    await state.commit({ windows: [{ window: win('b2', b.start, 40), rebuilt: true, ids: b.ids }], marks: [] });
     const sut = new LocalStateCleanup(state, clock, { retentionMs: 5 * MIN, intervalMs: MIN, batchSize: 7 }, metrics);
     expect((await sut.runOnce()).events).toBe(40);
     expect(await state.pending(10)).toEqual([]);
-    expect((await state.seen(a.ids.map((id) => eventKey('b1', a.start, id)))).some(Boolean)).toBe(false);
-    expect((await state.seen(b.ids.map((id) => eventKey('b2', b.start, id)))).every(Boolean)).toBe(true);
+    expect((await state.seen([{ bucketId: 'b1', start: a.start, ids: a.ids }])).some(Boolean)).toBe(false);
+    expect((await state.seen([{ bucketId: 'b2', start: b.start, ids: b.ids }])).every(Boolean)).toBe(true);
   });
 
   it('refuses a batch built on a window a cleanup deleted meanwhile', async () => {
@@ -110,7 +109,7 @@ describe(LocalStateCleanup.name, () => {
     const [previous] = await state.windows([{ bucketId: 'b1', start }]);
     for (const key of await state.expired(clock.nowMs() + 1, 10)) await state.evict(key);
     await expect(
-      state.commit({ windows: [{ window: win('b1', start, 6), previous, rebuilt: false }], events: [eventKey('b1', start, 'x')], marks: [] }),
+      state.commit({ windows: [{ window: win('b1', start, 6), previous, rebuilt: false, ids: ['x'] }], marks: [] }),
     ).rejects.toThrow(LocalStateConflictError);
   });
 

@@ -1,6 +1,7 @@
 import { mkdir, readdir, rm, stat } from 'fs/promises';
 import { join } from 'path';
 import { ClassicLevel } from 'classic-level';
+import { DedupFilters } from './dedup-filter';
 import {
   eventsEnd,
   eventsStart,
@@ -21,17 +22,27 @@ export interface WindowWrite {
   window: LocalWindow;
   /** The value the batch read before building on it; the commit refuses when it changed meanwhile. */
   previous?: LocalWindow;
-  /** Rebuilt from Cassandra: its old dedup entries are replaced by `events`, whatever they were. */
+  /** Rebuilt from Cassandra: its old dedup entries are replaced by `ids`, whatever they were. */
   rebuilt: boolean;
+  /** Event ids whose dedup entries the window gets (a rebuilt window: all of its entries). */
+  ids: readonly string[];
 }
 
 /** One batch's change of the local state, written atomically (one LevelDB write batch). */
 export interface LocalCommit {
   windows: WindowWrite[];
-  /** Dedup entries (eventKey) to add. */
-  events: string[];
   marks: [number, PartitionMark][];
 }
+
+/** Event ids of one window, asked about its dedup entries. */
+export interface WindowIds {
+  bucketId: string;
+  start: number;
+  ids: readonly string[];
+}
+
+/** Default budget of the in-memory dedup filters (dedup-filter.ts): ~22 million ids. */
+export const DEDUP_FILTER_BYTES = 32 * 1024 * 1024;
 
 /** Bytes of the directory's files the filter keeps; a file LevelDB deletes meanwhile counts 0. */
 async function filesSize(dir: string, keep: (name: string) => boolean): Promise<number> {
@@ -71,21 +82,33 @@ export class LocalUsageState {
   private readsDrained?: () => void;
   private windowCount = 0;
   private eventCount = 0;
+  private storeLookups = 0;
+
+  private readonly filters: DedupFilters;
 
   private constructor(
     private readonly db: ClassicLevel<string, string>,
     readonly dir: string,
-  ) {}
+    filterBytes: number,
+  ) {
+    this.filters = new DedupFilters(filterBytes);
+  }
 
   /**
    * Opens (creating) the store in `dir` and counts its entries. `writeBufferSize`: bytes LevelDB
    * keeps in its log and memtable before writing a table file (LevelDB's default, 4 MiB, unless set).
+   * `dedupFilterBytes`: memory for the in-memory filters in front of the dedup entries (0: none,
+   * every lookup goes to LevelDB).
    */
-  static async open(dir: string, options: { writeBufferSize?: number } = {}): Promise<LocalUsageState> {
+  static async open(
+    dir: string,
+    options: { writeBufferSize?: number; dedupFilterBytes?: number } = {},
+  ): Promise<LocalUsageState> {
     await mkdir(dir, { recursive: true });
-    const db = new ClassicLevel<string, string>(dir, { keyEncoding: 'utf8', valueEncoding: 'utf8', ...options });
+    const { dedupFilterBytes = DEDUP_FILTER_BYTES, ...levelOptions } = options;
+    const db = new ClassicLevel<string, string>(dir, { keyEncoding: 'utf8', valueEncoding: 'utf8', ...levelOptions });
     await db.open();
-    const sut = new LocalUsageState(db, dir);
+    const sut = new LocalUsageState(db, dir, dedupFilterBytes);
     for await (const key of db.keys({ gte: 't|', lt: `t|${PREFIX_END}` })) {
       const { bucketId, start } = parseIndexKey(key);
       const w = await sut.window(bucketId, start);
@@ -98,6 +121,11 @@ export class LocalUsageState {
   /** Entries now: windows (sums) and their dedup entries. */
   get entries(): { windows: number; events: number } {
     return { windows: this.windowCount, events: this.eventCount };
+  }
+
+  /** The in-memory dedup filters now (windows covered, bytes held), and the dedup keys `seen` read from LevelDB so far. */
+  get filtered(): { windows: number; bytes: number; lookups: number } {
+    return { windows: this.filters.size, bytes: this.filters.bytes, lookups: this.storeLookups };
   }
 
   close(): Promise<void> {
@@ -114,10 +142,34 @@ export class LocalUsageState {
     return (await this.windows([{ bucketId, start }]))[0];
   }
 
-  /** For each dedup key, whether it is stored. */
-  async seen(keys: readonly string[]): Promise<boolean[]> {
-    if (keys.length === 0) return [];
-    return (await this.read(() => this.db.getMany([...keys]))).map((v) => v !== undefined);
+  /**
+   * For each id of each window, in order, whether its dedup entry is stored. An id the window's
+   * in-memory filter has never held is not stored (see dedup-filter.ts); the rest are read from
+   * LevelDB in one `getMany`.
+   */
+  async seen(windows: readonly WindowIds[]): Promise<boolean[]> {
+    let total = 0;
+    for (const w of windows) total += w.ids.length;
+    const seen = new Array<boolean>(total).fill(false);
+    const keys: string[] = [];
+    const at: number[] = [];
+    let n = 0;
+    for (const { bucketId, start, ids } of windows) {
+      const filter = this.filters.of(windowKey(bucketId, start));
+      const prefix = eventsStart(bucketId, start);
+      for (const id of ids) {
+        if (!filter || filter.mayHold(id)) {
+          at.push(n);
+          keys.push(prefix + id);
+        }
+        n++;
+      }
+    }
+    if (keys.length === 0) return seen;
+    this.storeLookups += keys.length;
+    const values = await this.read(() => this.db.getMany(keys));
+    for (let i = 0; i < values.length; i++) seen[at[i]] = values[i] !== undefined;
+    return seen;
   }
 
   /** A partition's continuity mark. */
@@ -137,6 +189,12 @@ export class LocalUsageState {
       });
       for (const w of c.windows)
         if (w.rebuilt) await this.db.clear({ gte: eventsStart(w.window.bucketId, w.window.start), lt: eventsEnd(w.window.bucketId, w.window.start) });
+      // the filters take the new entries before they are written: until then they only over-answer, which is safe
+      for (const w of c.windows) {
+        const key = windowKey(w.window.bucketId, w.window.start);
+        if (w.rebuilt) this.filters.reset(key, w.ids);
+        else this.filters.add(key, w.ids);
+      }
       // one array batch: a single call into LevelDB for the whole commit (a chained batch makes one per entry)
       const ops: { type: 'put' | 'del'; key: string; value?: string }[] = [];
       c.windows.forEach((w, i) => {
@@ -147,8 +205,9 @@ export class LocalUsageState {
         this.eventCount += w.window.events - (old?.events ?? 0);
         ops.push({ type: 'put', key: windowKey(bucketId, start), value: JSON.stringify(w.window) });
         ops.push({ type: 'put', key: indexKey(w.window.touchedAt, bucketId, start), value: '' });
+        const prefix = eventsStart(bucketId, start);
+        for (const id of w.ids) ops.push({ type: 'put', key: prefix + id, value: '' });
       });
-      for (const k of c.events) ops.push({ type: 'put', key: k, value: '' });
       for (const [p, m] of c.marks) ops.push({ type: 'put', key: partitionKey(p), value: JSON.stringify(m) });
       await this.db.batch(ops as never);
     });
@@ -173,6 +232,7 @@ export class LocalUsageState {
     return this.exclusive(async () => {
       const { touchedAt, bucketId, start } = parseIndexKey(index);
       const w = await this.window(bucketId, start);
+      if (w && w.touchedAt === touchedAt) this.filters.drop(windowKey(bucketId, start));
       const batch = this.db.batch().del(index);
       if (w && w.touchedAt === touchedAt) {
         batch.del(windowKey(bucketId, start)).put(pendingKey(bucketId, start), '');
