@@ -149,4 +149,39 @@ describe('snapshot combination and current usage (Cassandra)', () => {
     expect((await combiner.combineOnce()).combined?.cut).toEqual(new Date(H + 5 * MIN));
     expect(await fresh.current(Z)).toMatchObject({ bytes: 0, objects: 0, deltaEvents: 0 });
   });
+
+  it('combines the first pass of a new cut however late the stats app combines (down across the boundary): removals since the cut count once', async () => {
+    const K = T + 10 * 3_600_000; // a 5-minute boundary, well after the other tests' passes
+    const W = '7d3f5a10-0000-4000-8000-0000000000dd';
+    clock.set(K - 4 * MIN);
+    await s.recorder.record([delta(W, K - 60 * MIN, 100, 1), delta(W, K - 30 * MIN, 200, 1)]);
+    const w1 = object(W, 'w1', 100, K - 60 * MIN);
+    const w2 = object(W, 'w2', 200, K - 30 * MIN);
+    // the stats app is up before the boundary: a combination at cut K-5min
+    await hostPass('host-a', K - 4 * MIN, K - 3 * MIN, [w1, w2]);
+    await hostPass('host-b', K - 4 * MIN, K - 3 * MIN, []);
+    expect((await combiner.combineOnce()).combined?.cut).toEqual(new Date(K - 5 * MIN));
+    expect(await reader.current(W)).toMatchObject({ bytes: 300, objects: 2 });
+
+    // ... and down across it: the scanner goes on passing every few seconds, nobody combines
+    await hostPass('host-a', K + 10_000, K + 20_000, [w1, w2]);
+    await hostPass('host-b', K + 10_000, K + 20_000, []);
+    // w1 deleted, w2 overwritten by w3: removals after the cut of versions written before it
+    clock.set(K + 30_000);
+    await s.recorder.record([delta(W, K + 30_000, -100, -1), delta(W, K + 30_000, -200, -1), delta(W, K + 30_000, 50, 1)]);
+    // the next passes at the same cut no longer see w1 and w2 (w3 is after the cut: left to its delta)
+    await hostPass('host-a', K + 40_000, K + 50_000, [object(W, 'w3', 50, K + 30_000)]);
+    await hostPass('host-b', K + 40_000, K + 50_000, []);
+
+    // the stats app is back and combines: the first passes of cut K, which read w1 and w2
+    clock.set(K + 60_000);
+    const { combined } = await combiner.combineOnce();
+    expect(combined?.cut).toEqual(new Date(K));
+    // = w3 alone, what a recount finds (with the later passes combined: 0 - 300 + 50 = -250 B)
+    expect(await reader.current(W)).toMatchObject({ bytes: 50, objects: 1, cut: new Date(K), deltaEvents: 3 });
+    expect(combined?.oldestCompletedAt).toEqual(new Date(K + 20_000));
+    expect(combined?.buckets.find((b) => b.bucketId === W)).toMatchObject({ bytes: 300, versions: 2 });
+    const fresh = new CurrentUsageReader(store, s, s.client.keyspace, clock);
+    expect(await fresh.current(W)).toMatchObject({ bytes: 50, objects: 1, cut: new Date(K) });
+  });
 });

@@ -8,6 +8,7 @@ import {
   mergeTops,
   offerTop,
   Ranked,
+  replacesHostSnapshot,
   SnapshotAccumulator,
   SnapshotFormatError,
   SnapshotObject,
@@ -173,5 +174,22 @@ describe(usageFrom.name, () => {
     expect(bucket).toMatchObject({ objects: 1, versions: 3 });
     // the exact recount counts 4 version rows holding data: x's three and z's one
     expect(usageFrom('b1', bucket, { bytes: 50, objects: 1, events: 1 }, new Date(T0))).toMatchObject({ bytes: 189, objects: 4 });
+  });
+});
+
+describe(replacesHostSnapshot.name, () => {
+  const C = cutOf(T0);
+  it('keeps the first completed pass of a cut; a pass at a later cut, or the first one, replaces', () => {
+    const later = emptyHostSnapshot(C + 4 * 60_000);
+    expect(later.cutMs).toBe(C);
+    expect(replacesHostSnapshot(new Date(C + 1000), later)).toBe(false);
+    expect(replacesHostSnapshot(new Date(C - 1000), later)).toBe(true);
+    expect(replacesHostSnapshot(undefined, later)).toBe(true);
+    expect(replacesHostSnapshot(new Date(C + 1000), emptyHostSnapshot(C + CUT_GRID_MS))).toBe(true);
+  });
+
+  it('a pass over block_refs (no cut of its own) always replaces', () => {
+    const blocks = { ...emptyHostSnapshot(C + 2000), blocks: { blocks: 0, refs: 0, maxRefs: 0 } };
+    expect(replacesHostSnapshot(new Date(C + 1000), blocks)).toBe(true);
   });
 });
