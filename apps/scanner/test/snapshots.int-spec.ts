@@ -158,4 +158,31 @@ describe('scan snapshots (Cassandra + Kafka)', () => {
     expect(host.snapshot.buckets[b].topDirectories).toHaveLength(10);
     expect(host.snapshot.buckets[b].topDirectories.every((d) => d.n === 10)).toBe(true);
   });
+
+  it('keeps the first completed pass of a cut: a later pass at the same cut, which misses a removal since the cut, does not replace it', async () => {
+    const { ks, clock, core, scanner, store } = await setup('snapfirst');
+    await core.buckets.create({ name: 'snap-f', owner: alice, location: 'us-east-1', acl: 'private' });
+    await put(core, 'snap-f', 'a', 'a'.repeat(10));
+    await put(core, 'snap-f', 'b', 'b'.repeat(20));
+    const bucketId = (await core.buckets.get('snap-f')).bucketId;
+    const s = await scanner();
+    const pass = async (startMs: number) => {
+      clock.set(startMs);
+      expect((await s.scanner.run(s.tasks.get('versions')!, s.spans, never)).outcome).toBe('completed');
+      const [host] = await store.hostSnapshots(ks);
+      return host;
+    };
+    const first = T0 + DAY + 6 * 60_000;
+    const kept = await pass(first);
+    expect(kept.snapshot.cutMs).toBe(cutOf(first));
+    expect(kept.snapshot.buckets[bucketId]).toMatchObject({ bytes: 30, versions: 2 });
+    // a removal after the cut of a version written before it: the next pass at the same cut misses it
+    clock.set(first + 30_000);
+    await core.objects.delete('snap-f', 'a', alice);
+    expect(await pass(first + 60_000)).toEqual(kept);
+    // a pass at the next cut replaces it
+    const next = await pass(first + 5 * 60_000);
+    expect(next.snapshot.cutMs).toBe(cutOf(first) + 5 * 60_000);
+    expect(next.snapshot.buckets[bucketId]).toMatchObject({ bytes: 20, versions: 1 });
+  });
 });

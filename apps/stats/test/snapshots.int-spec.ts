@@ -41,7 +41,13 @@ describe('snapshot combination and current usage (Cassandra)', () => {
     s = await statsStores('snapcomb', clock, { eventsSeconds: 30 * 86_400, aggregatesSeconds: 30 * 86_400 });
     store = new SnapshotStore(s.client, clock);
     metrics = new SnapshotMetrics(new MetricsRegistry('stats', false));
-    combiner = new SnapshotCombiner(store, s.client.keyspace, clock, metrics, new JsonLogger('test', 'silent').forContext('spec'));
+    combiner = new SnapshotCombiner(
+      store,
+      s.client.keyspace,
+      clock,
+      metrics,
+      new JsonLogger('test', 'silent').forContext('spec'),
+    );
     reader = new CurrentUsageReader(store, s, s.client.keyspace, clock);
   });
   afterAll(() => s?.close());
@@ -51,7 +57,12 @@ describe('snapshot combination and current usage (Cassandra)', () => {
     const acc = new SnapshotAccumulator(emptyHostSnapshot(startMs));
     objects.forEach((o) => acc.addObject(o));
     clock.set(doneMs);
-    await store.saveHostSnapshot(s.client.keyspace, { source, handler: 'versions', passTs: new Date(startMs), snapshot: acc.finish() });
+    await store.saveHostSnapshot(s.client.keyspace, {
+      source,
+      handler: 'versions',
+      passTs: new Date(startMs),
+      snapshot: acc.finish(),
+    });
   };
   const delta = (bucketId: string, at: number, bytes: number, objects: number) =>
     usageDelta({ bucketId, at: new Date(at), bytes, objects, kind: bytes < 0 ? 'remove' : 'store' });
@@ -75,7 +86,10 @@ describe('snapshot combination and current usage (Cassandra)', () => {
     await s.recorder.record(history);
 
     // host a scans from T+2min (cut T), host b from T+33min (cut T+30min)
-    await hostPass('host-a', T + 2 * MIN, T + 20 * MIN, [object(X, 'a1', 1000, T - 60 * MIN), object(Y, 'y1', 40, T - 50 * MIN)]);
+    await hostPass('host-a', T + 2 * MIN, T + 20 * MIN, [
+      object(X, 'a1', 1000, T - 60 * MIN),
+      object(Y, 'y1', 40, T - 50 * MIN),
+    ]);
     await hostPass('host-b', T + 33 * MIN, T + 45 * MIN, [
       object(X, 'b1', 2000, T - 120 * MIN),
       object(X, 'b2', 300, T + 10 * MIN),
@@ -85,7 +99,11 @@ describe('snapshot combination and current usage (Cassandra)', () => {
     const { outcome, combined } = await combiner.combineOnce();
     expect(outcome).toBe('combined');
     expect(combined!.cut).toEqual(new Date(T));
-    expect(combined!.buckets.find((b) => b.bucketId === X)).toMatchObject({ bytes: 3000, objects: 2, name: 'bucket-x' });
+    expect(combined!.buckets.find((b) => b.bucketId === X)).toMatchObject({
+      bytes: 3000,
+      objects: 2,
+      name: 'bucket-x',
+    });
 
     const x = await reader.current(X);
     expect(x).toMatchObject({ bytes: 2000 + 300 + 50 + 7, objects: 4, cut: new Date(T), deltaEvents: 4 });
@@ -104,7 +122,11 @@ describe('snapshot combination and current usage (Cassandra)', () => {
     const again = await combiner.combineOnce();
     expect(again.outcome).toBe('combined');
     expect(again.combined!.cut).toEqual(new Date(T + 30 * MIN));
-    expect(await reader.current(X)).toMatchObject({ bytes: 2357 - 1000, objects: 4 - 1, cut: new Date(T + 30 * MIN) });
+    expect(await reader.current(X)).toMatchObject({
+      bytes: 2357 - 1000,
+      objects: 4 - 1,
+      cut: new Date(T + 30 * MIN),
+    });
     expect(await reader.current(Y)).toMatchObject({ bytes: 0, objects: 0 });
 
     // once every host has scanned after the removal, the snapshot is exact again: errors never pile up
@@ -123,7 +145,9 @@ describe('snapshot combination and current usage (Cassandra)', () => {
     const before = await store.latestCombination(s.client.keyspace);
     expect((await combiner.combineOnce()).outcome).toBe('too_far_apart');
     expect(await store.latestCombination(s.client.keyspace)).toEqual(before);
-    expect((await metrics.combinations.get()).values.find((v) => v.labels.outcome === 'too_far_apart')?.value).toBe(1);
+    expect(
+      (await metrics.combinations.get()).values.find((v) => v.labels.outcome === 'too_far_apart')?.value,
+    ).toBe(1);
   });
 
   it('keeps the first combination of a cut: a newer pass at the same cut would count a removal since the cut twice', async () => {
@@ -148,5 +172,49 @@ describe('snapshot combination and current usage (Cassandra)', () => {
     await hostPass('host-b', H + 6 * MIN, H + 7 * MIN, []);
     expect((await combiner.combineOnce()).combined?.cut).toEqual(new Date(H + 5 * MIN));
     expect(await fresh.current(Z)).toMatchObject({ bytes: 0, objects: 0, deltaEvents: 0 });
+  });
+
+  it('combines the first pass of a new cut however late the stats app combines (down across the boundary): removals since the cut count once', async () => {
+    const K = T + 10 * 3_600_000; // a 5-minute boundary, well after the other tests' passes
+    const W = '7d3f5a10-0000-4000-8000-0000000000dd';
+    clock.set(K - 4 * MIN);
+    await s.recorder.record([delta(W, K - 60 * MIN, 100, 1), delta(W, K - 30 * MIN, 200, 1)]);
+    const w1 = object(W, 'w1', 100, K - 60 * MIN);
+    const w2 = object(W, 'w2', 200, K - 30 * MIN);
+    // the stats app is up before the boundary: a combination at cut K-5min
+    await hostPass('host-a', K - 4 * MIN, K - 3 * MIN, [w1, w2]);
+    await hostPass('host-b', K - 4 * MIN, K - 3 * MIN, []);
+    expect((await combiner.combineOnce()).combined?.cut).toEqual(new Date(K - 5 * MIN));
+    expect(await reader.current(W)).toMatchObject({ bytes: 300, objects: 2 });
+
+    // ... and down across it: the scanner goes on passing every few seconds, nobody combines
+    await hostPass('host-a', K + 10_000, K + 20_000, [w1, w2]);
+    await hostPass('host-b', K + 10_000, K + 20_000, []);
+    // w1 deleted, w2 overwritten by w3: removals after the cut of versions written before it
+    clock.set(K + 30_000);
+    await s.recorder.record([
+      delta(W, K + 30_000, -100, -1),
+      delta(W, K + 30_000, -200, -1),
+      delta(W, K + 30_000, 50, 1),
+    ]);
+    // the next passes at the same cut no longer see w1 and w2 (w3 is after the cut: left to its delta)
+    await hostPass('host-a', K + 40_000, K + 50_000, [object(W, 'w3', 50, K + 30_000)]);
+    await hostPass('host-b', K + 40_000, K + 50_000, []);
+
+    // the stats app is back and combines: the first passes of cut K, which read w1 and w2
+    clock.set(K + 60_000);
+    const { combined } = await combiner.combineOnce();
+    expect(combined?.cut).toEqual(new Date(K));
+    // = w3 alone, what a recount finds (with the later passes combined: 0 - 300 + 50 = -250 B)
+    expect(await reader.current(W)).toMatchObject({
+      bytes: 50,
+      objects: 1,
+      cut: new Date(K),
+      deltaEvents: 3,
+    });
+    expect(combined?.oldestCompletedAt).toEqual(new Date(K + 20_000));
+    expect(combined?.buckets.find((b) => b.bucketId === W)).toMatchObject({ bytes: 300, versions: 2 });
+    const fresh = new CurrentUsageReader(store, s, s.client.keyspace, clock);
+    expect(await fresh.current(W)).toMatchObject({ bytes: 50, objects: 1, cut: new Date(K) });
   });
 });

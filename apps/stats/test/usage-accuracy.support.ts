@@ -3,6 +3,7 @@ import { tmpdir } from 'os';
 import { join } from 'path';
 import { KafkaClient } from '@ostore/queue/data-access';
 import { UsageRecordOnTopic, UsageTopicReader } from '@ostore/queue/data-access/testing';
+import { cutOf } from '@ostore/stats/snapshot';
 import { appEnv, AppProcess, freshCluster, metricSum, stackEnv, waitFor } from '@ostore/testing';
 // eslint-disable-next-line @nx/enforce-module-boundaries -- the drill starts the whole system (gateway, scanner, scheduler) with the scheduler's own test helper, as deploy/test does
 import { LifecycleSystem, startLifecycleSystem } from '../../scheduler/test/lifecycle-system';
@@ -17,14 +18,35 @@ export interface Usage {
 /** What one comparison of the stats app's current usage with the recount found. */
 export interface Comparison {
   bucket: string;
-  stats: Usage & { cut?: string; deltaEvents?: number };
+  stats: StatsUsage;
   recount: Usage;
   /** `exact`: no snapshot cut after the bucket's first write, so the two must be equal. */
   rule: 'exact' | 'bound';
   /** The allowed range of stats − recount (README "Snapshots", "How exact"). */
   allowed: { bytes: [number, number]; objects: [number, number] };
+  /**
+   * With the `bound` rule: when the scanner's first passes at the cut ended (ms after the cut),
+   * when the older of the passes the combination used completed (ms after the cut, from the
+   * answer's snapshot age: whole seconds), the bytes removed between the cut and the first
+   * passes' end (the lower bound's main term), and those removed since the cut up to the
+   * comparison (the earlier, looser bound's term).
+   */
+  window?: {
+    passesEndMs: number;
+    usedPassEndMs?: number;
+    removedBytes: number;
+    removedBytesSinceCut: number;
+  };
   ok: boolean;
 }
+
+/** The stats app's answer (`GET /usage/buckets/:bucketId`). */
+export type StatsUsage = Usage & {
+  cut?: string;
+  deltaEvents?: number;
+  snapshotAgeSeconds?: number;
+  asOf?: string;
+};
 
 const PARTITIONS = 3;
 
@@ -134,10 +156,10 @@ export class AccuracySystem {
   }
 
   /** `GET /usage/buckets/:bucketId` of the stats app's management port. */
-  async current(bucketId: string): Promise<Usage & { cut?: string; deltaEvents?: number }> {
+  async current(bucketId: string): Promise<StatsUsage> {
     const res = await fetch(`http://127.0.0.1:${this.statsPort}/usage/buckets/${bucketId}`);
     if (res.status !== 200) throw new Error(`stats usage: ${res.status} ${await res.text()}`);
-    return (await res.json()) as Usage & { cut?: string };
+    return (await res.json()) as StatsUsage;
   }
 
   /**
@@ -165,6 +187,29 @@ export class AccuracySystem {
     return ends.every((e, i) => at[i] === Number(e.high));
   }
 
+  /**
+   * When the later of the scanner's first completed passes over `versions` and `uploads` at this
+   * cut ended, from its log ("scan pass completed", logged after the pass's last read and its
+   * snapshot's save); undefined while either is missing.
+   */
+  firstPassesEnd(cutMs: number): number | undefined {
+    const first = new Map<string, number>();
+    for (const line of this.lc.scanner.process.output.join('').split('\n')) {
+      if (!line.includes('"scan pass completed"')) continue;
+      let l: { table?: string; passStartedAt?: string; time?: string };
+      try {
+        l = JSON.parse(line) as typeof l;
+      } catch {
+        continue;
+      }
+      if (l.table !== 'versions' && l.table !== 'uploads') continue;
+      if (first.has(l.table) || !l.passStartedAt || !l.time || cutOf(Date.parse(l.passStartedAt)) !== cutMs)
+        continue;
+      first.set(l.table, Date.parse(l.time));
+    }
+    return first.size === 2 ? Math.max(...first.values()) : undefined;
+  }
+
   /** The deltas of a bucket on the usage topic. */
   deltas(bucketId: string): UsageRecordOnTopic[] {
     return this.topic.records.filter((r) => r.delta.bucketId === bucketId);
@@ -174,15 +219,21 @@ export class AccuracySystem {
    * Compares once: everything delivered, recount before and after the stats answer equal. Exact
    * when the snapshot's cut precedes the bucket's first delta and its clients' first step (the
    * snapshot holds nothing of it); otherwise the README's bound ("Snapshots", "How exact"), from
-   * the deltas since the cut and the clients' steps in flight at it (`steps`: when each was sent
-   * and answered, as its client saw it, so a superset of what the servers had in flight):
-   * - lower by at most the bytes and objects removed since the cut (a removal of something written
-   *   before it, counted twice until the cut moves), plus the part bytes of the multipart uploads
-   *   completed across it (parts stored before the cut, the version after: in neither);
+   * the deltas between the cut C and the end E of the scanner's first passes at it (the host keeps
+   * the first completed pass of a cut, and the combination uses it) and the clients' steps
+   * (`steps`: when each was sent and answered, as its client saw it, so a superset of what the
+   * servers had in flight):
+   * - lower by at most the bytes and objects removed in [C, E] (a removal of something written
+   *   before C that the pass read after it happened: counted twice until the cut moves), plus the
+   *   part bytes of the multipart uploads completed in [C, E] (parts stored before C, gone when the
+   *   pass read the uploads, the version after C: in neither);
    * - higher by at most what the steps in flight across the cut stored (a version or part with a
    *   timestamp before the cut whose delta is stamped at or after it: in both).
    */
-  async compare(bucket: string, options: { cutFrom?: number; steps?: readonly Span[] } = {}): Promise<Comparison | string> {
+  async compare(
+    bucket: string,
+    options: { cutFrom?: number; steps?: readonly Span[] } = {},
+  ): Promise<Comparison | string> {
     if (!(await this.caughtUp())) return `not caught up: ${this.lag}`;
     const before = await this.recount(bucket);
     const stats = await this.current(before.bucketId);
@@ -198,13 +249,29 @@ export class AccuracySystem {
     const first = Math.min(...mine.map((d) => new Date(d.at).getTime()), ...steps.map((s) => s.startMs));
     const cut = stats.cut ? new Date(stats.cut).getTime() : undefined;
     const exact = cut === undefined || cut <= first;
-    const since = mine.filter((d) => cut !== undefined && new Date(d.at).getTime() >= cut);
+    const passesEnd = exact || cut === undefined ? undefined : this.firstPassesEnd(cut);
+    if (!exact && passesEnd === undefined)
+      return `the scanner's first passes at the cut ${stats.cut} are not in its log yet`;
+    const atMs = (d: { at: Date | string }) => new Date(d.at).getTime();
+    const since = mine.filter((d) => cut !== undefined && atMs(d) >= cut);
+    const inWindow = since.filter((d) => passesEnd !== undefined && atMs(d) <= passesEnd);
     const across = steps.filter((s) => cut !== undefined && s.startMs <= cut && s.endMs >= cut);
     const removed = {
-      bytes: -sum(since.filter((d) => d.bytes < 0).map((d) => d.bytes)),
-      objects: -sum(since.map((d) => Math.min(0, d.objects ?? 0))),
+      bytes: -sum(inWindow.filter((d) => d.bytes < 0).map((d) => d.bytes)),
+      objects: -sum(inWindow.map((d) => Math.min(0, d.objects ?? 0))),
     };
-    const completed = sum(across.filter((s) => s.kind === 'multipart-complete').map((s) => s.bytes));
+    const completed = sum(
+      steps
+        .filter(
+          (s) =>
+            s.kind === 'multipart-complete' &&
+            cut !== undefined &&
+            passesEnd !== undefined &&
+            s.startMs <= passesEnd &&
+            s.endMs >= cut,
+        )
+        .map((s) => s.bytes),
+    );
     const inflight = {
       // a copy's size is its source's, at most the largest body the clients send
       bytes: sum(across.map((s) => (s.kind === 'copy' ? MAX_BODY : s.bytes))),
@@ -224,6 +291,18 @@ export class AccuracySystem {
       recount: { bytes: before.bytes, objects: before.objects },
       rule: exact ? 'exact' : 'bound',
       allowed,
+      ...(passesEnd !== undefined && cut !== undefined
+        ? {
+            window: {
+              passesEndMs: passesEnd - cut,
+              ...(stats.asOf !== undefined && stats.snapshotAgeSeconds !== undefined
+                ? { usedPassEndMs: Date.parse(stats.asOf) - stats.snapshotAgeSeconds * 1000 - cut }
+                : {}),
+              removedBytes: removed.bytes,
+              removedBytesSinceCut: -sum(since.filter((d) => d.bytes < 0).map((d) => d.bytes)),
+            },
+          }
+        : {}),
       ok: within('bytes') && within('objects'),
     };
   }
@@ -234,7 +313,16 @@ export class AccuracySystem {
    * each bucket's last comparison (or why there was none: not caught up, the recount moved, an
    * error) and the stats log.
    */
-  async agree(label: string, buckets: string[], options: { timeoutMs?: number; cutFrom?: number; steps?: readonly Span[]; explain?: (bucket: string, cutMs: number) => string } = {}): Promise<Comparison[]> {
+  async agree(
+    label: string,
+    buckets: string[],
+    options: {
+      timeoutMs?: number;
+      cutFrom?: number;
+      steps?: readonly Span[];
+      explain?: (bucket: string, cutMs: number) => string;
+    } = {},
+  ): Promise<Comparison[]> {
     const last = new Map<string, Comparison | string>();
     try {
       return await waitFor(
@@ -256,11 +344,17 @@ export class AccuracySystem {
       const lines = buckets.map((b) => {
         const c = last.get(b);
         if (c === undefined || typeof c === 'string') return `${b}: ${c ?? 'never compared'}`;
-        const off = (k: 'bytes' | 'objects') => `${k} stats-recount ${c.stats[k] - c.recount[k]} allowed [${c.allowed[k].join(', ')}]`;
-        const around = c.stats.cut && options.explain ? `\n  around the cut: ${options.explain(b, new Date(c.stats.cut).getTime())}` : '';
+        const off = (k: 'bytes' | 'objects') =>
+          `${k} stats-recount ${c.stats[k] - c.recount[k]} allowed [${c.allowed[k].join(', ')}]`;
+        const around =
+          c.stats.cut && options.explain
+            ? `\n  around the cut: ${options.explain(b, new Date(c.stats.cut).getTime())}`
+            : '';
         return `${b}: ${c.ok ? 'ok' : 'OUT'} (${c.rule}, cut ${c.stats.cut ?? '-'}): ${off('bytes')}, ${off('objects')}; ${JSON.stringify(c)}${around}`;
       });
-      throw new Error(`${(e as Error).message}\n${lines.join('\n')}\n--- stats ---\n${this.stats.output.join('').slice(-3000)}`);
+      throw new Error(
+        `${(e as Error).message}\n${lines.join('\n')}\n--- stats ---\n${this.stats.output.join('').slice(-3000)}`,
+      );
     }
   }
 }

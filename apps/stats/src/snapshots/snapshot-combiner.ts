@@ -20,7 +20,10 @@ export type CombineOutcome = 'combined' | 'unchanged' | 'too_far_apart' | 'none'
  * would count wrongly what changed since the cut: a removal of an older version is missing from
  * it and subtracted again by its delta, a version in flight at the cut is in it and added again
  * by its delta, and the parts of an upload completed since are in neither (README, "How exact").
- * A combination of other hosts or tables, or at another cut, replaces it as before.
+ * A combination of other hosts or tables, or at another cut, replaces it as before. The scanner
+ * keeps each table's first completed pass of a cut in `host_snapshots` for the same reason
+ * (`replacesHostSnapshot`), so the first combination of a cut holds those first passes however
+ * late this step runs after the cut (e.g. a stats app down across the boundary).
  */
 export class SnapshotCombiner {
   private readonly startedMs: number;

@@ -19,7 +19,8 @@ export interface ScanSnapshotSettings {
  * status = the key the scan stopped at or `completed`). The counters live in `ScanStats.usage`,
  * saved with the position at every checkpoint and only ever for whole objects, so a resumed pass
  * goes on from exactly what it had counted: every version is counted once. A completed pass's
- * snapshot is recorded in `host_snapshots`, where the stats app combines the hosts' snapshots.
+ * snapshot is recorded in `host_snapshots` (unless a pass of the same cut completed before it: the
+ * first stays), where the stats app combines the hosts' snapshots.
  */
 export class ScanSnapshots {
   constructor(
@@ -50,7 +51,14 @@ export class ScanSnapshots {
   async completed(handler: ScanHandler, stats: ScanStats, passTs: Date): Promise<void> {
     if (!stats.usage) return;
     const snapshot = new SnapshotAccumulator(stats.usage).finish();
-    await this.store.saveHostSnapshot(this.settings.keyspace, { source: this.settings.source, handler, passTs, snapshot });
+    const saved = await this.store.saveHostSnapshot(this.settings.keyspace, { source: this.settings.source, handler, passTs, snapshot });
+    // the first completed pass of a cut stays the host's snapshot until the cut moves (README, "How exact")
+    if (!saved)
+      this.log.info('usage snapshot kept: an earlier pass of the same cut stays', {
+        table: handler,
+        cut: new Date(snapshot.cutMs).toISOString(),
+        passStartedAt: passTs.toISOString(),
+      });
   }
 }
 

@@ -7,6 +7,7 @@ import {
   CompletedHostSnapshot,
   HostSnapshot,
   HostSnapshotCodec,
+  replacesHostSnapshot,
 } from '@ostore/stats/snapshot';
 
 /** The newest combination of host snapshots (its cut, parts and size). */
@@ -36,16 +37,29 @@ export class SnapshotStore {
     private readonly clock: Clock,
   ) {}
 
-  /** Records a host's completed pass over one table (replaces its previous one). */
-  async saveHostSnapshot(ks: string, s: { source: string; handler: string; passTs: Date; snapshot: HostSnapshot }): Promise<void> {
+  /**
+   * Records a host's completed pass over one table, unless the host's row holds a pass of the same
+   * cut that counts usage: the first completed pass of a cut is kept (`replacesHostSnapshot`).
+   * Resolves whether it was written. One writer per row (the scanner of that host), so the read
+   * before the write races nobody.
+   */
+  async saveHostSnapshot(ks: string, s: { source: string; handler: string; passTs: Date; snapshot: HostSnapshot }): Promise<boolean> {
+    const previous = await this.client.execute(
+      `SELECT pass_ts FROM ${this.client.keyspace}.host_snapshots WHERE ks = ? AND source = ? AND handler = ?`,
+      [ks, s.source, s.handler],
+      { isIdempotent: true },
+    );
+    const previousPassTs = (previous.first()?.['pass_ts'] as Date | null | undefined) ?? undefined;
+    if (!replacesHostSnapshot(previousPassTs, s.snapshot)) return false;
     await this.client.execute(
       `INSERT INTO ${this.client.keyspace}.host_snapshots (ks, source, handler, pass_ts, completed_at, stat) VALUES (?, ?, ?, ?, ?, ?)`,
       [ks, s.source, s.handler, s.passTs, this.clock.now(), JSON.stringify(HostSnapshotCodec.encode(s.snapshot))],
       { isIdempotent: true },
     );
+    return true;
   }
 
-  /** Every host's newest completed snapshot of the keyspace's tables (unreadable rows are reported, not returned). */
+  /** Every host's kept snapshot of each of the keyspace's tables: the first completed pass of its newest cut (unreadable rows are reported, not returned). */
   async hostSnapshots(ks: string, onUnreadable?: (source: string, handler: string, err: Error) => void): Promise<CompletedHostSnapshot[]> {
     const rs = await this.client.execute(
       `SELECT source, handler, completed_at, stat FROM ${this.client.keyspace}.host_snapshots WHERE ks = ?`,

@@ -8,6 +8,7 @@ import {
   mergeTops,
   offerTop,
   Ranked,
+  replacesHostSnapshot,
   SnapshotAccumulator,
   SnapshotFormatError,
   SnapshotObject,
@@ -24,7 +25,12 @@ const v = (atMs: number, size: number, o: Partial<SnapshotVersion> = {}): Snapsh
   isDeleteMarker: false,
   ...o,
 });
-const obj = (parent: string, name: string, versions: SnapshotVersion[], more: Partial<SnapshotObject> = {}): SnapshotObject => ({
+const obj = (
+  parent: string,
+  name: string,
+  versions: SnapshotVersion[],
+  more: Partial<SnapshotObject> = {},
+): SnapshotObject => ({
   bucketId: 'b1',
   bucket: 'one',
   parent,
@@ -42,7 +48,14 @@ describe(SnapshotAccumulator.name, () => {
     sut.addObject(obj('a/', 'x', [v(cut - 10, 100), v(cut - 20, 30, { storageClass: 'GLACIER' })]));
     sut.addObject(obj('a/', 'y', [v(cut + 10, 7), v(cut - 30, 5)]));
     sut.addObject(obj('a/', 'z', [v(cut - 5, 0, { isDeleteMarker: true }), v(cut - 40, 9)]));
-    sut.addUploads({ bucketId: 'b1', uploads: 1, parts: [{ size: 11, atMs: cut - 1 }, { size: 13, atMs: cut }] });
+    sut.addUploads({
+      bucketId: 'b1',
+      uploads: 1,
+      parts: [
+        { size: 11, atMs: cut - 1 },
+        { size: 13, atMs: cut },
+      ],
+    });
     const t = sut.finish().buckets['b1'];
     expect(t).toMatchObject({
       name: 'one',
@@ -67,7 +80,8 @@ describe(SnapshotAccumulator.name, () => {
     objects.forEach((o) => whole.addObject(o));
     let part = new SnapshotAccumulator(emptyHostSnapshot(T0));
     objects.forEach((o, i) => {
-      if (i % 7 === 3) part = new SnapshotAccumulator(HostSnapshotCodec.decode(JSON.parse(JSON.stringify(part.snapshot))));
+      if (i % 7 === 3)
+        part = new SnapshotAccumulator(HostSnapshotCodec.decode(JSON.parse(JSON.stringify(part.snapshot))));
       part.addObject(o);
     });
     expect(part.finish()).toEqual(whole.finish());
@@ -80,9 +94,26 @@ describe(SnapshotAccumulator.name, () => {
 
   it('counts the anomalies: objects over 100 versions, overdue versions', () => {
     const sut = new SnapshotAccumulator(emptyHostSnapshot(T0));
-    sut.addObject(obj('', 'many', Array.from({ length: 101 }, (_, i) => v(T0 - 1e7 - i, 1)), { overdue: 3 }));
-    sut.addObject(obj('', 'few', Array.from({ length: 100 }, (_, i) => v(T0 - 1e7 - i, 1))));
-    expect(sut.finish().buckets['b1'].anomalies).toEqual({ overdueVersions: 3, objectsOver100Versions: 1, directoriesOver100k: 0 });
+    sut.addObject(
+      obj(
+        '',
+        'many',
+        Array.from({ length: 101 }, (_, i) => v(T0 - 1e7 - i, 1)),
+        { overdue: 3 },
+      ),
+    );
+    sut.addObject(
+      obj(
+        '',
+        'few',
+        Array.from({ length: 100 }, (_, i) => v(T0 - 1e7 - i, 1)),
+      ),
+    );
+    expect(sut.finish().buckets['b1'].anomalies).toEqual({
+      overdueVersions: 3,
+      objectsOver100Versions: 1,
+      directoriesOver100k: 0,
+    });
     expect(sut.snapshot.buckets['b1'].topByVersions.map((r) => r.name)).toEqual(['many', 'few']);
   });
 });
@@ -115,7 +146,10 @@ describe(combineSnapshots.name, () => {
     // host b read b1 after a new current version (written between the cuts, in STANDARD_IA) replaced
     // a GLACIER one: the new version is taken out; the old one stays, counted as host b read it
     const b = host('b', late, [
-      obj('', 'b1', [v(early + 10 * 60_000, 5, { storageClass: 'STANDARD_IA' }), v(T0 - 1e6, 20, { storageClass: 'GLACIER' })]),
+      obj('', 'b1', [
+        v(early + 10 * 60_000, 5, { storageClass: 'STANDARD_IA' }),
+        v(T0 - 1e6, 20, { storageClass: 'GLACIER' }),
+      ]),
       obj('', 'b2', [v(early + 15 * 60_000, 7)]),
     ]);
     const [bucket] = combineSnapshots([a, b])!.buckets;
@@ -127,7 +161,9 @@ describe(combineSnapshots.name, () => {
     expect(bucket.bytes).toBe(30);
     // a snapshot stored by a build without per-class windows still reads (classes at its own cut)
     const { recentClasses: _, ...old } = b.snapshot.buckets['b1'];
-    expect(HostSnapshotCodec.decode({ ...b.snapshot, buckets: { b1: old } }).buckets['b1'].recentClasses).toBeUndefined();
+    expect(
+      HostSnapshotCodec.decode({ ...b.snapshot, buckets: { b1: old } }).buckets['b1'].recentClasses,
+    ).toBeUndefined();
   });
 
   it('refuses hosts whose lookback does not reach the common cut', () => {
@@ -141,24 +177,48 @@ describe(combineSnapshots.name, () => {
     const c = combineSnapshots([host('a', T0, [obj('p/', 'n', [v(T0 - 1e6, 10)])])])!;
     expect(BucketSnapshotCodec.decode(BucketSnapshotCodec.encode(c.buckets[0]))).toEqual(c.buckets[0]);
     expect(() => BucketSnapshotCodec.decode('{"v":2}')).toThrow(SnapshotFormatError);
-    expect(() => HostSnapshotCodec.decode({ v: 1, cutMs: 1, lookbackMs: 1, buckets: {}, extra: 1 })).toThrow(SnapshotFormatError);
+    expect(() => HostSnapshotCodec.decode({ v: 1, cutMs: 1, lookbackMs: 1, buckets: {}, extra: 1 })).toThrow(
+      SnapshotFormatError,
+    );
   });
 });
 
 describe(offerTop.name, () => {
   it('keeps the k heaviest, ties by name, and merges lists', () => {
     const list: Ranked[] = [];
-    for (const [name, n] of [['a', 1], ['b', 5], ['c', 3], ['d', 5], ['e', 0]] as const) offerTop(list, { name, n }, 3);
-    expect(list).toEqual([{ name: 'b', n: 5 }, { name: 'd', n: 5 }, { name: 'c', n: 3 }]);
-    expect(mergeTops([list, [{ name: 'z', n: 4 }]], 2)).toEqual([{ name: 'b', n: 5 }, { name: 'd', n: 5 }]);
+    for (const [name, n] of [
+      ['a', 1],
+      ['b', 5],
+      ['c', 3],
+      ['d', 5],
+      ['e', 0],
+    ] as const)
+      offerTop(list, { name, n }, 3);
+    expect(list).toEqual([
+      { name: 'b', n: 5 },
+      { name: 'd', n: 5 },
+      { name: 'c', n: 3 },
+    ]);
+    expect(mergeTops([list, [{ name: 'z', n: 4 }]], 2)).toEqual([
+      { name: 'b', n: 5 },
+      { name: 'd', n: 5 },
+    ]);
   });
 });
 
 describe(usageFrom.name, () => {
   it('adds the deltas after the cut to the snapshot', () => {
-    const c = combineSnapshots([{ source: 'a', handler: 'versions', completedAt: new Date(T0), snapshot: emptyHostSnapshot(T0) }])!;
+    const c = combineSnapshots([
+      { source: 'a', handler: 'versions', completedAt: new Date(T0), snapshot: emptyHostSnapshot(T0) },
+    ])!;
     expect(CUT_GRID_MS).toBe(300_000);
-    expect(usageFrom('b', undefined, { bytes: 5, objects: 1, events: 2 }, new Date(T0))).toEqual({ bucketId: 'b', bytes: 5, objects: 1, deltaEvents: 2, asOf: new Date(T0) });
+    expect(usageFrom('b', undefined, { bytes: 5, objects: 1, events: 2 }, new Date(T0))).toEqual({
+      bucketId: 'b',
+      bytes: 5,
+      objects: 1,
+      deltaEvents: 2,
+      asOf: new Date(T0),
+    });
     expect(c.buckets).toEqual([]);
   });
 
@@ -169,9 +229,31 @@ describe(usageFrom.name, () => {
     const acc = new SnapshotAccumulator(emptyHostSnapshot(T0));
     acc.addObject(obj('', 'x', [v(cut - 10, 100), v(cut - 20, 30)]));
     acc.addObject(obj('', 'z', [v(cut - 5, 0, { isDeleteMarker: true }), v(cut - 40, 9)]));
-    const [bucket] = combineSnapshots([{ source: 'a', handler: 'versions', completedAt: new Date(T0), snapshot: acc.finish() }])!.buckets;
+    const [bucket] = combineSnapshots([
+      { source: 'a', handler: 'versions', completedAt: new Date(T0), snapshot: acc.finish() },
+    ])!.buckets;
     expect(bucket).toMatchObject({ objects: 1, versions: 3 });
     // the exact recount counts 4 version rows holding data: x's three and z's one
-    expect(usageFrom('b1', bucket, { bytes: 50, objects: 1, events: 1 }, new Date(T0))).toMatchObject({ bytes: 189, objects: 4 });
+    expect(usageFrom('b1', bucket, { bytes: 50, objects: 1, events: 1 }, new Date(T0))).toMatchObject({
+      bytes: 189,
+      objects: 4,
+    });
+  });
+});
+
+describe(replacesHostSnapshot.name, () => {
+  const C = cutOf(T0);
+  it('keeps the first completed pass of a cut; a pass at a later cut, or the first one, replaces', () => {
+    const later = emptyHostSnapshot(C + 4 * 60_000);
+    expect(later.cutMs).toBe(C);
+    expect(replacesHostSnapshot(new Date(C + 1000), later)).toBe(false);
+    expect(replacesHostSnapshot(new Date(C - 1000), later)).toBe(true);
+    expect(replacesHostSnapshot(undefined, later)).toBe(true);
+    expect(replacesHostSnapshot(new Date(C + 1000), emptyHostSnapshot(C + CUT_GRID_MS))).toBe(true);
+  });
+
+  it('a pass over block_refs (no cut of its own) always replaces', () => {
+    const blocks = { ...emptyHostSnapshot(C + 2000), blocks: { blocks: 0, refs: 0, maxRefs: 0 } };
+    expect(replacesHostSnapshot(new Date(C + 1000), blocks)).toBe(true);
   });
 });

@@ -117,6 +117,23 @@ export function cutOf(startMs: number): number {
   return Math.floor(startMs / CUT_GRID_MS) * CUT_GRID_MS;
 }
 
+/**
+ * Whether a table's newly completed pass replaces the host's previous one (`host_snapshots` keeps
+ * one per host and table). A pass that counts usage does NOT replace a pass of the same cut: the
+ * first completed pass of a cut stays until a pass at a later cut completes. Every pass at a cut
+ * counts what was written before it, but a removal since the cut of something written before it is
+ * missing from a pass that read the key after the removal, and the removal's delta (after the cut)
+ * takes it out again: the earlier the pass, the fewer such removals it misses (README, "How
+ * exact"). With the newest pass kept instead, which pass the stats app combined depended on when
+ * it combined: one down across a 5-minute boundary combined a pass that started long after the cut
+ * and counted every removal in between twice. A pass over `block_refs` (block totals, no cut of
+ * its own) always replaces: its lists are best when newest.
+ */
+export function replacesHostSnapshot(previousPassTs: Date | undefined, next: HostSnapshot): boolean {
+  if (previousPassTs === undefined || next.blocks !== undefined) return true;
+  return cutOf(previousPassTs.getTime()) !== next.cutMs;
+}
+
 /** A snapshot that has counted nothing yet. */
 export function emptyHostSnapshot(startMs: number, lookbackMs = DEFAULT_LOOKBACK_MS): HostSnapshot {
   return { v: 1, cutMs: cutOf(startMs), lookbackMs, buckets: {} };
