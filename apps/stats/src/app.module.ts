@@ -124,6 +124,7 @@ export class AppModule {
         inject: [SnapshotStore, USAGE_STORES, Clock, OwnedWindows, StatsMetrics],
       },
       // Current usage of a bucket is answered by the replica that reads its usage partition.
+      { provide: UsageOwnerClient, useFactory: () => new UsageOwnerClient() },
       {
         provide: CurrentUsageRouter,
         useFactory: (
@@ -133,6 +134,7 @@ export class AppModule {
           clock: Clock,
           m: StatsMetrics,
           logger: JsonLogger,
+          owners: UsageOwnerClient,
         ) => {
           const log = logger.forContext(CurrentUsageRouter.name);
           const routes = new UsageRoutes(
@@ -145,14 +147,22 @@ export class AppModule {
           return new CurrentUsageRouter(
             reader,
             routes,
-            new UsageOwnerClient(),
+            owners,
             (p) => ownership.owns(p),
             m,
             { selfUrl: config.routing.advertisedUrl, timeoutMs: config.routing.timeoutMs },
             log,
           );
         },
-        inject: [CurrentUsageReader, KafkaClient, QueueTransport, Clock, StatsMetrics, JsonLogger],
+        inject: [
+          CurrentUsageReader,
+          KafkaClient,
+          QueueTransport,
+          Clock,
+          StatsMetrics,
+          JsonLogger,
+          UsageOwnerClient,
+        ],
       },
       // The usage topic's handler (UsageDeltasController) subscribes through it.
       QueueTransport.provider({
