@@ -30,7 +30,7 @@ import { SnapshotStore } from '@ostore/stats/snapshot-store';
 import { StatsConfig } from './config/stats.config';
 import { snapshotProviders } from './snapshots/snapshots.providers';
 import { CurrentUsageController } from './usage/current-usage.controller';
-import { CurrentUsageHttpRoute } from './usage/current-usage.http';
+import { CurrentUsageEndpoint } from './usage/current-usage.http';
 import { CurrentUsageRouter } from './usage/current-usage.router';
 import { UsageOwnerClient } from './usage/usage-owner.client';
 import { UsageRoutes } from './usage/usage-routes';
@@ -165,8 +165,8 @@ export class AppModule {
           UsageOwnerClient,
         ],
       },
-      // ... answered on the management listener ahead of Nest (current-usage.http.ts).
-      CurrentUsageHttpRoute,
+      // ... answered on the management listener ahead of Nest, its route map kept fresh (current-usage.http.ts).
+      CurrentUsageEndpoint,
       // The usage topic's handler (UsageDeltasController) subscribes through it.
       QueueTransport.provider({
         defaults: { maxBatchSize: config.queue.batchSize, concurrency: config.queue.partitionConcurrency },

@@ -74,9 +74,13 @@ export function putInFront(server: Server, handler: RequestHandler): void {
   });
 }
 
-/** Installs the plain current-usage route on the management listener once the app is built. */
+/**
+ * The current-usage endpoint's life: once the app is built, the plain route goes in front of the
+ * management listener and the route map starts being kept fresh; at shutdown the map's re-reads
+ * stop and the forwards' kept-alive sockets are closed.
+ */
 @Injectable()
-export class CurrentUsageHttpRoute implements OnApplicationBootstrap, OnApplicationShutdown {
+export class CurrentUsageEndpoint implements OnApplicationBootstrap, OnApplicationShutdown {
   constructor(
     @Inject(CurrentUsageRouter) private readonly router: CurrentUsageRouter,
     @Inject(UsageOwnerClient) private readonly owners: UsageOwnerClient,
@@ -85,13 +89,15 @@ export class CurrentUsageHttpRoute implements OnApplicationBootstrap, OnApplicat
   ) {}
 
   onApplicationBootstrap(): void {
+    this.router.start();
     const server = this.adapter?.httpAdapter?.getHttpServer() as Server | undefined;
     if (!server || typeof server.listeners !== 'function') return;
     server.keepAliveTimeout = KEEP_ALIVE_MS;
-    putInFront(server, currentUsageHandler(this.router, this.logger.forContext('CurrentUsageHttpRoute')));
+    putInFront(server, currentUsageHandler(this.router, this.logger.forContext(CurrentUsageEndpoint.name)));
   }
 
   onApplicationShutdown(): void {
+    this.router.stop();
     this.owners.close();
   }
 }
