@@ -35,6 +35,8 @@ interface Options {
   rounds: number;
   basePort: number;
   consumeRate: number;
+  /** Longest a mode of one build may take in a round: its queries stop there (a loaded box must not stretch the run). */
+  modeSeconds: number;
 }
 
 function parseArgs(argv: string[]): Options {
@@ -50,6 +52,7 @@ function parseArgs(argv: string[]): Options {
     rounds: 3,
     basePort: 27100,
     consumeRate: 2000,
+    modeSeconds: 15,
   };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
@@ -64,6 +67,7 @@ function parseArgs(argv: string[]): Options {
     else if (a === '--rounds') o.rounds = Number(v());
     else if (a === '--base-port') o.basePort = Number(v());
     else if (a === '--consume-rate') o.consumeRate = Number(v());
+    else if (a === '--mode-seconds') o.modeSeconds = Number(v());
     else throw new Error(`unknown option ${a}`);
     if (a === '--cassandra-port' || a === '--kafka') o.stack = 'given';
   }
@@ -283,7 +287,8 @@ export async function main(argv: string[]): Promise<number> {
           const cpu0 = a0.cpuSeconds() + a1.cpuSeconds();
           const t0 = process.hrtime.bigint();
           const ms: number[] = [];
-          for (let q = 0; q < o.queries; q++) {
+          const until = Date.now() + o.modeSeconds * 1000;
+          for (let q = 0; q < o.queries && Date.now() < until; q++) {
             const b = pair.buckets[Math.floor(Math.random() * pair.buckets.length)];
             const at =
               mode === 'owner'
@@ -318,7 +323,7 @@ export async function main(argv: string[]): Promise<number> {
           };
           samples.set(key(pair.build, mode), [...(samples.get(key(pair.build, mode)) ?? []), s]);
           lines.push(
-            `round ${r + 1} ${pair.build.label} ${mode}: p50 ${s.p50.toFixed(2)} p99 ${s.p99.toFixed(2)} p99.9 ${s.p999.toFixed(2)} max ${s.max.toFixed(2)} ms; apps' CPU ${s.cpuUsPerRequest.toFixed(0)} µs/request; event-loop delay p99 ${s.loopP99Ms.toFixed(1)} max ${s.loopMaxMs.toFixed(1)} ms; consumed ${s.consumedPerSecond.toFixed(0)}/s (load ${loadavg()[0].toFixed(2)})`,
+            `round ${r + 1} ${pair.build.label} ${mode}: ${ms.length} queries, p50 ${s.p50.toFixed(2)} p99 ${s.p99.toFixed(2)} p99.9 ${s.p999.toFixed(2)} max ${s.max.toFixed(2)} ms; apps' CPU ${s.cpuUsPerRequest.toFixed(0)} µs/request; event-loop delay p99 ${s.loopP99Ms.toFixed(1)} max ${s.loopMaxMs.toFixed(1)} ms; consumed ${s.consumedPerSecond.toFixed(0)}/s (load ${loadavg()[0].toFixed(2)})`,
           );
           progress(lines[lines.length - 1]);
         }

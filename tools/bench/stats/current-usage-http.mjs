@@ -5,7 +5,7 @@
 // LOG_LEVEL=info as in deploy/k8s/base/configmap.yaml).
 //
 //   node tools/bench/stats/current-usage-http.mjs [--baseline <commit>]... [--queries 3000] [--rounds 3]
-//        [--swc] [--buckets 20] [--consume-rate 2000] [--stack-port 39142 | --cassandra-port P --kafka H:P]
+//        [--swc] [--buckets 20] [--consume-rate 2000] [--mode-seconds 15] [--stack-port 39142 | --cassandra-port P --kafka H:P]
 //
 // Starts everything it needs and stops it: by default a private Cassandra + Kafka in
 // .stack-usage-bench on ports 39142-39145 (purged at the end); with --cassandra-port/--kafka the
@@ -19,7 +19,8 @@
 // memory), `non-owner routed` (the other replica, which forwards once), `non-owner local` (the
 // other replica with the forwarded header: its Cassandra path), `service` (a random replica, as
 // behind one Service) and `service, consuming` (the same while `--consume-rate` deltas/s of other
-// buckets are consumed). Every answer is checked to be exact (exit 1 otherwise). Prints p50 / p99
+// buckets are consumed); a mode of one build stops after --mode-seconds even short of its queries,
+// so that a loaded box cannot stretch the run (the count is printed). Every answer is checked to be exact (exit 1 otherwise). Prints p50 / p99
 // / p99.9 / max per round and the medians, the apps' CPU per request (/proc), their event-loop
 // delay during the queries (prom-client's nodejs_eventloop_lag_*), and the ratios against each
 // baseline. Results: tools/bench/stats/CURRENT-USAGE-RESULTS.md.
