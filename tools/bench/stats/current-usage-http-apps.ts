@@ -135,11 +135,33 @@ export class StatsProcess {
  * that the client's own cost is small and the same in every mode and build.
  */
 export class UsageClient {
-  private readonly agent = new Agent({ keepAlive: true, maxSockets: 4 });
+  // with a timeout, node applies the server's Keep-Alive hint (less a second) to idle sockets:
+  // a baseline's listener closes them after 5 s, while the other builds take their turns
+  private readonly agent = new Agent({ keepAlive: true, maxSockets: 4, timeout: 60_000 });
 
-  get(url: string, path: string, headers: Record<string, string>): Promise<{ status: number; body: string }> {
+  async get(
+    url: string,
+    path: string,
+    headers: Record<string, string>,
+  ): Promise<{ status: number; body: string }> {
+    try {
+      return await this.once(url, path, headers);
+    } catch (e) {
+      // a kept-alive socket the replica closed meanwhile: nothing was answered on it, ask again
+      if ((e as { stale?: boolean }).stale) return this.once(url, path, headers);
+      throw e;
+    }
+  }
+
+  private once(
+    url: string,
+    path: string,
+    headers: Record<string, string>,
+  ): Promise<{ status: number; body: string }> {
     return new Promise((resolve, reject) => {
+      let answered = false;
       const req = request(`${url}${path}`, { agent: this.agent, headers }, (res) => {
+        answered = true;
         let body = '';
         res.setEncoding('utf8');
         res.on('data', (c: string) => (body += c));
@@ -147,7 +169,9 @@ export class UsageClient {
         res.on('error', reject);
       });
       req.setTimeout(10_000, () => req.destroy(new Error(`${url}${path}: no answer in 10 s`)));
-      req.on('error', reject);
+      req.on('error', (e: NodeJS.ErrnoException) =>
+        reject(Object.assign(e, { stale: !answered && req.reusedSocket && e.code === 'ECONNRESET' })),
+      );
       req.end();
     });
   }
