@@ -30,6 +30,7 @@ import { SnapshotStore } from '@ostore/stats/snapshot-store';
 import { StatsConfig } from './config/stats.config';
 import { snapshotProviders } from './snapshots/snapshots.providers';
 import { CurrentUsageController } from './usage/current-usage.controller';
+import { CurrentUsageEndpoint } from './usage/current-usage.http';
 import { CurrentUsageRouter } from './usage/current-usage.router';
 import { UsageOwnerClient } from './usage/usage-owner.client';
 import { UsageRoutes } from './usage/usage-routes';
@@ -124,6 +125,7 @@ export class AppModule {
         inject: [SnapshotStore, USAGE_STORES, Clock, OwnedWindows, StatsMetrics],
       },
       // Current usage of a bucket is answered by the replica that reads its usage partition.
+      { provide: UsageOwnerClient, useFactory: () => new UsageOwnerClient() },
       {
         provide: CurrentUsageRouter,
         useFactory: (
@@ -133,6 +135,7 @@ export class AppModule {
           clock: Clock,
           m: StatsMetrics,
           logger: JsonLogger,
+          owners: UsageOwnerClient,
         ) => {
           const log = logger.forContext(CurrentUsageRouter.name);
           const routes = new UsageRoutes(
@@ -145,15 +148,25 @@ export class AppModule {
           return new CurrentUsageRouter(
             reader,
             routes,
-            new UsageOwnerClient(),
+            owners,
             (p) => ownership.owns(p),
             m,
             { selfUrl: config.routing.advertisedUrl, timeoutMs: config.routing.timeoutMs },
             log,
           );
         },
-        inject: [CurrentUsageReader, KafkaClient, QueueTransport, Clock, StatsMetrics, JsonLogger],
+        inject: [
+          CurrentUsageReader,
+          KafkaClient,
+          QueueTransport,
+          Clock,
+          StatsMetrics,
+          JsonLogger,
+          UsageOwnerClient,
+        ],
       },
+      // ... answered on the management listener ahead of Nest, its route map kept fresh (current-usage.http.ts).
+      CurrentUsageEndpoint,
       // The usage topic's handler (UsageDeltasController) subscribes through it.
       QueueTransport.provider({
         defaults: { maxBatchSize: config.queue.batchSize, concurrency: config.queue.partitionConcurrency },

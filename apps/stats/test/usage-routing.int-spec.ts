@@ -25,8 +25,9 @@ const answers = (url: string, path: string) =>
  * Two stats app processes in one consumer group, each announcing its URL: a current-usage request
  * to the replica that does not read the bucket's usage partition is answered by the one that does
  * (forwarded once: the non-owner counts path=forwarded, the owner path=memory), with the owner's
- * very answer; with the owner killed (still a member until its session times out) the non-owner
- * answers itself from Cassandra, still exactly.
+ * very answer; with the owner hung (SIGSTOP) the forward times out and the non-owner answers
+ * itself from Cassandra, exactly, and forwards again once the owner is back; with the owner killed
+ * (still a member until its session times out) the non-owner answers itself, still exactly.
  */
 describe('current usage routed to the owner of the bucket’s usage partition (two stats apps)', () => {
   let s: StatsStores;
@@ -91,7 +92,7 @@ describe('current usage routed to the owner of the bucket’s usage partition (t
     };
   };
 
-  it('answers a non-owner’s request through the owner, and by itself once the owner is gone', async () => {
+  it('answers a non-owner’s request through the owner, by itself while the owner hangs or is gone', async () => {
     const group = await waitFor(
       'both apps hold partitions of the usage topic',
       async (): Promise<GroupAssignment | undefined> => {
@@ -175,6 +176,49 @@ describe('current usage routed to the owner of the bucket’s usage partition (t
     );
     // the routed request and the direct one, both from the owner's memory
     expect(await answers(owner, 'memory')).toBe(before.ownerMemory + 2);
+
+    // the plain route (ahead of express and Nest) answered: express would have added its header
+    const plain = await fetch(`${nonOwner}/usage/buckets/${bucket}`);
+    expect(plain.status).toBe(200);
+    expect(plain.headers.get('x-powered-by')).toBeNull();
+    expect(await plain.json()).toMatchObject(expected);
+
+    // the owner hangs (SIGSTOP): its socket still accepts the forward, nobody answers it, the
+    // forward times out (STATS_ROUTE_TIMEOUT_MS) and the non-owner answers from Cassandra, exactly;
+    // the owner is then suspended, so the next request does not wait for it
+    const timedOut = () =>
+      apps[0].output
+        .join('')
+        .split('\n')
+        .filter((l) => l.includes('current-usage forward failed') && l.includes('"reason":"timeout"')).length;
+    const hung = {
+      forwarded: await answers(nonOwner, 'forwarded'),
+      cassandra: await answers(nonOwner, 'cassandra'),
+      timedOut: timedOut(),
+    };
+    apps[1].signal('SIGSTOP');
+    try {
+      expect(await usage(nonOwner, bucket)).toMatchObject(expected);
+      expect(await usage(nonOwner, bucket)).toMatchObject(expected);
+      expect(await answers(nonOwner, 'forwarded')).toBe(hung.forwarded);
+      expect(await answers(nonOwner, 'cassandra')).toBe(hung.cassandra + 2);
+      await waitFor('the non-owner logged the timed-out forward', async () =>
+        timedOut() === hung.timedOut + 1 ? true : undefined,
+      );
+    } finally {
+      apps[1].signal('SIGCONT');
+    }
+    // once the owner answers again and its suspension is over, requests are forwarded to it again
+    await waitFor(
+      'forwards to the resumed owner',
+      async () => {
+        const before = await answers(nonOwner, 'forwarded');
+        expect(await usage(nonOwner, bucket)).toMatchObject(expected);
+        return (await answers(nonOwner, 'forwarded')) > before ? true : undefined;
+      },
+      20_000,
+      200,
+    );
 
     // the owner dies without leaving the group: its partition stays assigned to it for the session
     // timeout, forwards to it fail, and the non-owner answers from Cassandra

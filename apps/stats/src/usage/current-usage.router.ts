@@ -30,6 +30,15 @@ export class CurrentUsageRouter {
     this.metrics.currentUsageAnswers.inc({ path: 'forwarded' }, 0);
   }
 
+  /** Keeps the route map fresh off the request path (when forwarding is on), until stop(). */
+  start(): void {
+    if (this.options.timeoutMs > 0) this.routes.start();
+  }
+
+  stop(): void {
+    this.routes.stop();
+  }
+
   async current(bucketId: string, forwarded: boolean): Promise<BucketCurrentUsage | CurrentUsageJson> {
     const route = routeFor({
       bucketId,

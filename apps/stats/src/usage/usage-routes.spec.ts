@@ -114,6 +114,41 @@ describe(UsageRoutes.name, () => {
     expect(sut.current()).toBeUndefined();
   });
 
+  it('keeps the map fresh off the request path once started, until stopped', async () => {
+    const clock = new FakeClock(10_000);
+    let reads = 0;
+    const ticks: (() => void)[] = [];
+    const cancelled: unknown[] = [];
+    const sut = new UsageRoutes(
+      async () => (reads++, group(true, [[B, [0, 1, 2]]])),
+      clock,
+      { refreshMs: 1000, suspendMs: 5000 },
+      undefined,
+      {
+        every: (ms, fn) => (expect(ms).toBe(1000), ticks.push(fn), 'handle'),
+        cancel: (h) => cancelled.push(h),
+      },
+    );
+    sut.start();
+    sut.start();
+    expect(ticks).toHaveLength(1);
+    await sut.refresh();
+    expect(reads).toBe(1);
+    // a quiet spell far longer than three intervals: the interval's re-reads keep the map young,
+    // so the first request after it is routed (the lazy re-read alone would leave it unrouted)
+    for (let i = 0; i < 10; i++) {
+      clock.advance(1000);
+      ticks[0]();
+      await sut.refresh();
+    }
+    expect(reads).toBe(11);
+    expect(sut.current()?.owners.get(0)).toBe(B);
+    sut.stop();
+    expect(cancelled).toEqual(['handle']);
+    clock.advance(3000);
+    expect(sut.current()).toBeUndefined();
+  });
+
   it('suspends a failed owner for a while', () => {
     const { sut, clock } = setup();
     sut.suspend(B);

@@ -80,26 +80,54 @@ export function routeMapOf(group: GroupAssignment, fetchedAtMs: number): RouteMa
 /** Reads the usage consumer group's assignment (KafkaClient.groupAssignment in the app). */
 export type GroupDescriber = () => Promise<GroupAssignment>;
 
+/** The timer of the background re-read (a real, unref'd interval by default). */
+export interface RefreshTimer {
+  every(ms: number, fn: () => void): unknown;
+  cancel(handle: unknown): void;
+}
+
+const realTimer: RefreshTimer = {
+  every: (ms, fn) => setInterval(fn, ms).unref(),
+  cancel: (handle) => clearInterval(handle as NodeJS.Timeout),
+};
+
 /**
- * The partition → replica map, re-read from the group coordinator at most every `refreshMs`,
- * lazily: a request that finds the map older than that starts one re-read in the background and
- * is routed by the map it has, while that map is younger than 3 × `refreshMs` (a replica that
- * stopped leaves the group within its session timeout; until then forwards to it fail fast and
- * suspend it). A failed re-read keeps the old map until it is too old, then routes everything
- * locally. Ages come from the injected clock.
+ * The partition → replica map, re-read from the group coordinator every `refreshMs` off the
+ * request path once `start()`ed (one DescribeGroups per interval), and lazily besides: a request
+ * that finds the map older than that starts one re-read in the background and is routed by the
+ * map it has, while that map is younger than 3 × `refreshMs` (a replica that stopped leaves the
+ * group within its session timeout; until then forwards to it fail fast and suspend it). Without
+ * the background re-read, the first request after a quiet spell of three intervals would find no
+ * map and be answered locally. A failed re-read keeps the old map until it is too old, then routes
+ * everything locally. Ages come from the injected clock.
  */
 export class UsageRoutes {
   private map?: RouteMap;
   private refreshing?: Promise<void>;
   private lastAttemptMs = Number.NEGATIVE_INFINITY;
   private readonly suspendedUntil = new Map<string, number>();
+  private timer?: unknown;
+  private failing = false;
 
   constructor(
     private readonly describe: GroupDescriber,
     private readonly clock: Clock,
     private readonly options: { refreshMs: number; suspendMs: number },
     private readonly log?: ContextLogger,
+    private readonly timers: RefreshTimer = realTimer,
   ) {}
+
+  /** Re-reads the group now and every `refreshMs` until stop(). */
+  start(): void {
+    if (this.timer !== undefined) return;
+    this.timer = this.timers.every(this.options.refreshMs, () => void this.refresh());
+    void this.refresh();
+  }
+
+  stop(): void {
+    if (this.timer !== undefined) this.timers.cancel(this.timer);
+    this.timer = undefined;
+  }
 
   /** The map to route by now, or undefined when none is fresh enough; keeps it fresh. */
   current(): RouteMap | undefined {
@@ -116,10 +144,15 @@ export class UsageRoutes {
       try {
         const group = await this.describe();
         this.map = routeMapOf(group, this.clock.nowMs());
+        if (this.failing) this.log?.info('usage group assignment read again');
+        this.failing = false;
       } catch (e) {
-        this.log?.warn('usage group assignment not read; routing by the previous one while it is fresh', {
-          error: (e as Error).message,
-        });
+        // once per spell of failures, not once per interval
+        if (!this.failing)
+          this.log?.warn('usage group assignment not read; routing by the previous one while it is fresh', {
+            error: (e as Error).message,
+          });
+        this.failing = true;
       } finally {
         this.refreshing = undefined;
       }
