@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- count-requests [--label before] [--requests 200] [gateway options]`: the
+ * `npm run bench -- count-requests [--label before] [--requests 200] [--sizes 4KiB,32KiB,1MiB] [gateway options]`: the
  * Cassandra requests of each S3 operation, per request and per table, through one gateway on the
  * local stack. Operations run one at a time on keys of their own, so the counts are exact up to
  * the gateway's background work (block GC, usage publisher: none touch these tables per request).
@@ -14,7 +14,7 @@ import { parseArgs } from '../lib/args';
 import { diffCounts, diffOps, s3RequestsByOperation } from '../lib/cassandra-stats';
 import { gitCommit, machineInfo } from '../lib/machine';
 import { ensureBucket, sdkClient } from '../lib/sdk-load';
-import { sizeLabel } from '../lib/units';
+import { parseSize, sizeLabel } from '../lib/units';
 import { CountedOp, deleteBatches, putMany, runCounted } from './peer-ops';
 
 interface CountRow {
@@ -36,6 +36,8 @@ interface CountSection {
 }
 
 const SIZES = [4 * 1024, 32 * 1024, 1024 * 1024];
+/** The listing and DeleteObjects rows run at this size only (1,000 keys of it are uploaded). */
+const SMALL = SIZES[0];
 
 function takeOption(argv: string[], flag: string, fallback: string): string {
   const i = argv.indexOf(flag);
@@ -45,21 +47,38 @@ function takeOption(argv: string[], flag: string, fallback: string): string {
   return v;
 }
 
-async function measure(t: Target, run: () => Promise<number>): Promise<Omit<CountRow, 'bucket' | 'op' | 'size'>> {
+async function measure(
+  t: Target,
+  run: () => Promise<number>,
+): Promise<Omit<CountRow, 'bucket' | 'op' | 'size'>> {
   const cass0 = await t.cassandra!.snapshot();
   const ops0 = s3RequestsByOperation(await t.metrics!());
   const n = await run();
   const cass = diffCounts(cass0, await t.cassandra!.snapshot());
-  const s3 = Object.values(diffOps(ops0, s3RequestsByOperation(await t.metrics!()))).reduce((a, b) => a + b, 0);
-  const tables = [...cass.entries()].map(([table, d]) => ({ table, reads: d.reads / n, writes: d.writes / n, scans: d.scans / n }));
+  const s3 = Object.values(diffOps(ops0, s3RequestsByOperation(await t.metrics!()))).reduce(
+    (a, b) => a + b,
+    0,
+  );
+  const tables = [...cass.entries()].map(([table, d]) => ({
+    table,
+    reads: d.reads / n,
+    writes: d.writes / n,
+    scans: d.scans / n,
+  }));
   const sum = (k: 'reads' | 'writes' | 'scans') => tables.reduce((a, r) => a + r[k], 0);
-  return { s3Requests: s3, perRequest: { reads: sum('reads'), writes: sum('writes'), scans: sum('scans') }, tables };
+  return {
+    s3Requests: s3,
+    perRequest: { reads: sum('reads'), writes: sum('writes'), scans: sum('scans') },
+    tables,
+  };
 }
 
 export async function main(argvIn: string[]): Promise<number> {
   const argv = [...argvIn];
   const label = takeOption(argv, '--label', 'current');
   const n = Number(takeOption(argv, '--requests', '200'));
+  // `--sizes 64MiB --requests 10`: the large-object rows alone (what a big PUT costs Cassandra)
+  const sizes = takeOption(argv, '--sizes', SIZES.map(sizeLabel).join(',')).split(',').map(parseSize);
   // `--only-delete-objects`: only the DeleteObjects of 1,000 keys rows (a quick before/after of that path)
   const onlyBatch = argv.includes('--only-delete-objects');
   if (onlyBatch) argv.splice(argv.indexOf('--only-delete-objects'), 1);
@@ -68,14 +87,20 @@ export async function main(argvIn: string[]): Promise<number> {
   const rows: CountRow[] = [];
   try {
     const t = env.target;
-    if (!t.cassandra || !t.metrics) throw new Error('count-requests needs a gateway started by the bench (no --endpoint)');
-    const client = sdkClient({ endpoint: t.endpoint, region: REGION, accessKeyId: t.accessKey, secretAccessKey: t.secretKey }, 4);
+    if (!t.cassandra || !t.metrics)
+      throw new Error('count-requests needs a gateway started by the bench (no --endpoint)');
+    const client = sdkClient(
+      { endpoint: t.endpoint, region: REGION, accessKeyId: t.accessKey, secretAccessKey: t.secretKey },
+      4,
+    );
     for (const versioning of ['unversioned', 'versioned'] as const) {
       const bucket = bench.bucket(`count-${versioning.slice(0, 1)}`);
       await ensureBucket(client, bucket);
       if (versioning === 'versioned')
-        await client.send(new PutBucketVersioningCommand({ Bucket: bucket, VersioningConfiguration: { Status: 'Enabled' } }));
-      for (const size of SIZES) {
+        await client.send(
+          new PutBucketVersioningCommand({ Bucket: bucket, VersioningConfiguration: { Status: 'Enabled' } }),
+        );
+      for (const size of sizes) {
         const dir = `d${size}/`;
         // warm: the folder rows of the directory, the bucket cache, prepared statements
         await putMany(client, bucket, `${dir}warm`, 5, size, 1);
@@ -91,13 +116,18 @@ export async function main(argvIn: string[]): Promise<number> {
         for (const [name, op] of ops) {
           if (onlyBatch) break;
           if (versioning === 'versioned' && op !== 'PutObject' && op !== 'DeleteObject') continue;
-          if (op === 'ListObjectsV2' && size !== SIZES[0]) continue;
+          if (op === 'ListObjectsV2' && size !== SMALL) continue;
           const count = op === 'ListObjectsV2' ? Math.min(n, 50) : n;
           log(`count: ${versioning} ${name} ${sizeLabel(size)} × ${count}`);
-          rows.push({ bucket: versioning, op: name, size, ...(await measure(t, () => runCounted(client, bucket, op, keys, count, size))) });
+          rows.push({
+            bucket: versioning,
+            op: name,
+            size,
+            ...(await measure(t, () => runCounted(client, bucket, op, keys, count, size))),
+          });
         }
-        if (onlyBatch && size !== SIZES[0]) continue;
-        if (size === SIZES[0]) {
+        if (onlyBatch && size !== SMALL) continue;
+        if (size === SMALL) {
           // the vs-minio phase's request: 1,000 keys of one directory in one DeleteObjects
           const many = await putMany(client, bucket, `${dir}many/`, 1000, size, 8);
           log(`count: ${versioning} DeleteObjects of 1,000 keys`);
@@ -112,10 +142,15 @@ export async function main(argvIn: string[]): Promise<number> {
             })),
           });
         }
-        if (versioning === 'unversioned' && size === SIZES[0] && !onlyBatch) {
+        if (versioning === 'unversioned' && size === SMALL && !onlyBatch) {
           await putMany(client, bucket, dir, n, size, 8);
           log(`count: DeleteObjects of 1 key × ${n}`);
-          rows.push({ bucket: versioning, op: 'DeleteObjects (1 key each)', size, ...(await measure(t, () => runCounted(client, bucket, 'DeleteObjects', keys, n, size))) });
+          rows.push({
+            bucket: versioning,
+            op: 'DeleteObjects (1 key each)',
+            size,
+            ...(await measure(t, () => runCounted(client, bucket, 'DeleteObjects', keys, n, size))),
+          });
         }
       }
     }
@@ -138,7 +173,9 @@ export async function main(argvIn: string[]): Promise<number> {
 
 function writeCounts(section: CountSection): void {
   const base = join(WORK_DIR, '..', 'results', `${localDate()}-cassandra-requests`);
-  const prev: CountSection[] = existsSync(`${base}.json`) ? (JSON.parse(readFileSync(`${base}.json`, 'utf8')) as { sections: CountSection[] }).sections : [];
+  const prev: CountSection[] = existsSync(`${base}.json`)
+    ? (JSON.parse(readFileSync(`${base}.json`, 'utf8')) as { sections: CountSection[] }).sections
+    : [];
   const sections = [...prev.filter((s) => s.label !== section.label), section];
   const m = machineInfo();
   writeFileSync(`${base}.json`, JSON.stringify({ machine: m, sections }, null, 2) + '\n');
@@ -150,11 +187,27 @@ function writeCounts(section: CountSection): void {
     '',
   ];
   for (const s of sections) {
-    md.push(`## ${s.label}`, '', `${s.at}, commit ${s.commit}`, '', '```sh', s.command, '```', '', `Gateway: ${s.gateway}`, '');
-    md.push('| bucket | operation | size | reads | writes | scans | by table (r/w/s per request) |', '| --- | --- | --- | --- | --- | --- | --- |');
+    md.push(
+      `## ${s.label}`,
+      '',
+      `${s.at}, commit ${s.commit}`,
+      '',
+      '```sh',
+      s.command,
+      '```',
+      '',
+      `Gateway: ${s.gateway}`,
+      '',
+    );
+    md.push(
+      '| bucket | operation | size | reads | writes | scans | by table (r/w/s per request) |',
+      '| --- | --- | --- | --- | --- | --- | --- |',
+    );
     for (const r of s.rows) {
       const byTable = r.tables.map((t) => `${t.table} ${f(t.reads)}/${f(t.writes)}/${f(t.scans)}`).join(', ');
-      md.push(`| ${r.bucket} | ${r.op} | ${sizeLabel(r.size)} | ${f(r.perRequest.reads)} | ${f(r.perRequest.writes)} | ${f(r.perRequest.scans)} | ${byTable} |`);
+      md.push(
+        `| ${r.bucket} | ${r.op} | ${sizeLabel(r.size)} | ${f(r.perRequest.reads)} | ${f(r.perRequest.writes)} | ${f(r.perRequest.scans)} | ${byTable} |`,
+      );
     }
     md.push('');
   }

@@ -15,6 +15,11 @@ export interface BlockStore {
   write(blockId: string, data: Buffer): Promise<void>;
   /** Reads bytes [start, endExclusive) of a block (whole block by default). */
   read(blockId: string, start?: number, endExclusive?: number): Promise<Buffer>;
+  /**
+   * Opens a block for several reads into the caller's buffers: one open per block instead of one
+   * per read, and no allocation per read. Unset: `openRead` calls `read` per piece.
+   */
+  openReader?(blockId: string): Promise<BlockReader>;
   /** Removes a block's bytes; removing a missing block is not an error. */
   delete(blockId: string): Promise<void>;
   exists(blockId: string): Promise<boolean>;
@@ -23,6 +28,16 @@ export interface BlockStore {
    * left. The GC asks it before deleting a block whose status is gone. Unset: `exists`.
    */
   holdsAnyBytes?(blockId: string): Promise<boolean>;
+}
+
+/** An open block (see BlockStore.openReader); `close` it once done, also after an error. */
+export interface BlockReader {
+  /**
+   * Fills `target` with the block's bytes from `position` on; fewer bytes only at the block's end.
+   * Resolves with the number of bytes read.
+   */
+  readInto(target: Buffer, position: number): Promise<number>;
+  close(): Promise<void>;
 }
 
 /** One block of an object or part, in order. */

@@ -1,11 +1,17 @@
+import { promises as fs } from 'fs';
+import * as os from 'os';
+import * as path from 'path';
 import { Readable } from 'stream';
 import { FakeClock } from '@ostore/shared/clock/testing';
 import { JsonLogger, MetricsRegistry } from '@ostore/shared/observability';
 import { resolveBlockLifecycle } from './block-lifecycle.settings';
 import { BlockReclaimer } from './block-reclaimer';
-import { BlockStores } from './block-store';
+import { BlockStore, BlockStores } from './block-store';
 import { CassandraBlockManager } from './cassandra-block-manager';
+import { BlockCorruptError } from './errors';
+import { recyclerOf } from './read-buffers';
 import type { BlockState, BlockStateRepository, StatusRead } from './state/block-state.repository';
+import { LocalFsBlockStore } from './stores/local-fs-block-store';
 import { InMemoryBlockStore } from './testing';
 
 /** Just enough of the status table for the write and discard paths (the real one is tested against Cassandra). */
@@ -48,7 +54,9 @@ class SlowStore extends InMemoryBlockStore {
   }
 }
 
-const setup = (store = new InMemoryBlockStore()) => {
+const setup = <S extends BlockStore = InMemoryBlockStore>(
+  store: S = new InMemoryBlockStore() as unknown as S,
+) => {
   const repo = new FakeRepository();
   const settings = resolveBlockLifecycle({ blockSize: 4, readSize: 3 });
   const stores = new BlockStores([store]);
@@ -159,5 +167,77 @@ describe(CassandraBlockManager.name, () => {
     expect(before).toBeLessThanOrEqual(2);
     expect(await drain(sutStream)).toBe('0123456789abcdef');
     expect(reads.length).toBe(8); // 4 blocks of 4 bytes in 3-byte units
+  });
+});
+
+describe(`${CassandraBlockManager.name} reading a store with openReader (local files)`, () => {
+  let root: string;
+  beforeEach(async () => {
+    root = await fs.mkdtemp(path.join(os.tmpdir(), 'ostore-read-'));
+  });
+  afterEach(() => fs.rm(root, { recursive: true, force: true }));
+
+  /** The fs store, counting opened and closed readers and plain reads. */
+  const counted = () => {
+    const store = new LocalFsBlockStore({ tier: 'standard', root, fsync: false });
+    const calls = { opened: 0, closed: 0, reads: 0 };
+    const open = store.openReader.bind(store);
+    store.openReader = async (id) => {
+      const r = await open(id);
+      calls.opened++;
+      return { readInto: (t, p) => r.readInto(t, p), close: () => (calls.closed++, r.close()) };
+    };
+    const read = store.read.bind(store);
+    store.read = (id, s, e) => (calls.reads++, read(id, s, e));
+    return { store, calls };
+  };
+
+  it('opens each block once, reads ranges into pooled buffers, and reuses the buffers given back', async () => {
+    const { store, calls } = counted();
+    const { sut } = setup(store);
+    const stored = await sut.writeStream(Readable.from([Buffer.from('0123456789abcdef')]));
+    expect(await drain(sut.openRead(stored.blocks))).toBe('0123456789abcdef');
+    expect(await drain(sut.openRead(stored.blocks, { start: 3, endInclusive: 12 }))).toBe('3456789abc');
+    expect(calls).toEqual({ opened: 4 + 4, closed: 8, reads: 0 });
+
+    const stream = sut.openRead(stored.blocks);
+    const recycle = recyclerOf(stream)!;
+    expect(recycle).toBeDefined();
+    const seen = new Set<ArrayBufferLike>();
+    let text = '';
+    let chunks = 0;
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
+      seen.add(chunk.buffer);
+      text += chunk.toString();
+      chunks++;
+      recycle(chunk); // done with it, as the GET handler is once the socket wrote it
+    }
+    expect(text).toBe('0123456789abcdef');
+    expect(chunks).toBe(8); // 4 blocks of 4 bytes in 3-byte units
+    // The stream reads one chunk ahead: the chunks cycle through a few buffers, not one each.
+    expect(seen.size).toBeLessThanOrEqual(3);
+  });
+
+  it('fails a block file shorter than its reference with BlockCorruptError and closes what it opened', async () => {
+    const { store, calls } = counted();
+    const { sut } = setup(store);
+    const stored = await sut.writeStream(Readable.from([Buffer.from('0123456789')]));
+    await fs.truncate(store.pathOf(stored.blocks[1].blockId), 2);
+    await expect(drain(sut.openRead(stored.blocks))).rejects.toBeInstanceOf(BlockCorruptError);
+    expect(calls.opened).toBe(2);
+    expect(calls.closed).toBe(2);
+  });
+
+  it('closes the open block when the consumer stops early', async () => {
+    const { store, calls } = counted();
+    const { sut } = setup(store);
+    const stored = await sut.writeStream(Readable.from([Buffer.from('0123456789abcdef')]));
+    const stream = sut.openRead(stored.blocks);
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
+      expect(chunk.toString()).toBe('012');
+      break; // destroys the stream
+    }
+    await until(() => calls.closed === calls.opened);
+    expect(calls.opened).toBeGreaterThanOrEqual(1);
   });
 });

@@ -12,6 +12,7 @@ import type { BlockRef, BlockStores } from './block-store';
 import { settleLimited, uniqueById } from './concurrency';
 import { BlockContentionError, BlockCorruptError, BlockUnavailableError } from './errors';
 import { pieces, planRange } from './range';
+import { lendChunks, ReadBufferPool } from './read-buffers';
 import { BlockState, BlockStateRepository, hourBucketOf } from './state/block-state.repository';
 
 /** A block's trusted status, as `inspect` reports it. */
@@ -42,6 +43,7 @@ export class CassandraBlockManager implements BlockManager {
   private readonly writtenBytes: Counter<'tier'>;
   private readonly blockWriteSeconds: Histogram<'tier'>;
   private readonly buffers: BlockBufferPool;
+  private readonly readBuffers: ReadBufferPool;
 
   constructor(
     private readonly repo: BlockStateRepository,
@@ -54,6 +56,7 @@ export class CassandraBlockManager implements BlockManager {
   ) {
     this.log = logger.forContext(CassandraBlockManager.name);
     this.buffers = new BlockBufferPool(settings.blockSize);
+    this.readBuffers = new ReadBufferPool(settings.readSize);
     this.written = metrics.counter('ostore_blocks_written_total', 'Blocks written to a block store', [
       'tier',
     ]);
@@ -180,26 +183,38 @@ export class CassandraBlockManager implements BlockManager {
     const slices = planRange(blocks, range);
     const stores = this.stores;
     const readSize = this.settings.readSize;
+    const pool = this.readBuffers;
     async function* generate(): AsyncGenerator<Buffer> {
       for (const slice of slices) {
         const store = stores.get(slice.block.tier);
-        for (const [from, to] of pieces(
-          slice.start,
-          slice.endExclusive,
-          store.preferredReadSize ?? readSize,
-        )) {
-          const data = await store.read(slice.block.blockId, from, to);
-          if (data.length !== to - from) {
-            throw new BlockCorruptError(
-              slice.block.blockId,
-              `read ${data.length} bytes at ${from}, expected ${to - from}`,
-            );
+        const id = slice.block.blockId;
+        // A store that can: one open per block, reads into pooled buffers (see ReadBufferPool).
+        const reader = store.openReader ? await store.openReader(id) : undefined;
+        try {
+          for (const [from, to] of pieces(
+            slice.start,
+            slice.endExclusive,
+            store.preferredReadSize ?? readSize,
+          )) {
+            let data: Buffer;
+            let got: number;
+            if (reader) {
+              data = pool.acquire(to - from);
+              got = await reader.readInto(data, from);
+            } else {
+              data = await store.read(id, from, to);
+              got = data.length;
+            }
+            if (got !== to - from)
+              throw new BlockCorruptError(id, `read ${got} bytes at ${from}, expected ${to - from}`);
+            yield data;
           }
-          yield data;
+        } finally {
+          await reader?.close();
         }
       }
     }
-    return Readable.from(generate(), { objectMode: false, highWaterMark: 1 });
+    return lendChunks(Readable.from(generate(), { objectMode: false, highWaterMark: 1 }), pool);
   }
 
   /** The trusted status of a block (undefined when absent, expired or otherwise not alive). */

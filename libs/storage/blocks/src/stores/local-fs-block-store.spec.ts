@@ -82,6 +82,25 @@ describe(LocalFsBlockStore.name, () => {
 
   it('throws BlockNotFoundError for a missing block', async () => {
     await expect(sut.read(newBlockId())).rejects.toBeInstanceOf(BlockNotFoundError);
+    await expect(sut.openReader(newBlockId())).rejects.toBeInstanceOf(BlockNotFoundError);
+  });
+
+  it("reads an open block into the caller's buffers at any position, short only at the end", async () => {
+    const id = newBlockId();
+    await sut.write(id, Buffer.from('0123456789'));
+    const reader = await sut.openReader(id);
+    try {
+      const target = Buffer.alloc(4, '.');
+      expect(await reader.readInto(target, 3)).toBe(4);
+      expect(target.toString()).toBe('3456');
+      expect(await reader.readInto(target, 0)).toBe(4);
+      expect(target.toString()).toBe('0123');
+      expect(await reader.readInto(target, 8)).toBe(2);
+      expect(target.subarray(0, 2).toString()).toBe('89');
+      expect(await reader.readInto(target, 10)).toBe(0);
+    } finally {
+      await reader.close();
+    }
   });
 
   it('refuses ids that would escape the root', async () => {

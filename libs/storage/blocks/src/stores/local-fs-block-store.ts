@@ -1,7 +1,7 @@
 import { promises as fs } from 'fs';
 import * as path from 'path';
 import { assertBlockId } from '../block-id';
-import type { BlockStore } from '../block-store';
+import type { BlockReader, BlockStore } from '../block-store';
 import { BlockNotFoundError, BlockStoreFullError } from '../errors';
 
 export interface LocalFsBlockStoreOptions {
@@ -105,6 +105,29 @@ export class LocalFsBlockStore implements BlockStore {
     } finally {
       await handle.close();
     }
+  }
+
+  /** One open file per block; reads go straight into the caller's buffers (no stat: a short read marks the end). */
+  async openReader(blockId: string): Promise<BlockReader> {
+    let handle: fs.FileHandle;
+    try {
+      handle = await fs.open(this.pathOf(blockId), 'r');
+    } catch (e) {
+      if (isErrno(e, 'ENOENT')) throw new BlockNotFoundError(blockId, this.tier);
+      throw e;
+    }
+    return {
+      async readInto(target: Buffer, position: number): Promise<number> {
+        let got = 0;
+        while (got < target.length) {
+          const { bytesRead } = await handle.read(target, got, target.length - got, position + got);
+          if (bytesRead === 0) break;
+          got += bytesRead;
+        }
+        return got;
+      },
+      close: () => handle.close(),
+    };
   }
 
   async delete(blockId: string): Promise<void> {

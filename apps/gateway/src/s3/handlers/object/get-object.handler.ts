@@ -1,4 +1,4 @@
-import { finished, pipeline } from 'stream/promises';
+import { finished } from 'stream/promises';
 import { Inject, Injectable } from '@nestjs/common';
 import { evaluatePreconditions, parseRange, S3Error } from '@ostore/s3/protocol';
 import type { ObjectsService } from '@ostore/s3/core';
@@ -6,6 +6,7 @@ import { AccessControl } from '../../access';
 import { OBJECTS_SERVICE } from '../../services';
 import { partChecksumHeaders, versionHeaders } from '../../object-http';
 import { sendEmpty, startResponse } from '../../responses';
+import { sendBody } from '../../send-body';
 import type { S3Handler } from '../../s3-handler';
 import type { S3Request } from '../../s3-request';
 import { ObjectEncryption } from '../../sse/object-encryption';
@@ -87,7 +88,7 @@ export class GetObjectHandler implements S3Handler {
     if (served) headers['Content-Range'] = `bytes ${served.start}-${served.endInclusive}/${version.size}`;
     const length = served ? served.endInclusive - served.start + 1 : version.size;
     startResponse(req, served && (range || version.partCount !== undefined) ? 206 : 200, { ...headers, 'Content-Length': length });
-    await pipeline(body, req.res);
+    await sendBody(body, req.res);
   }
 }
 
