@@ -1,6 +1,6 @@
 /**
  * `npm run bench -- cassandra-cpu [--ops 3000] [--rounds 3] [--concurrency 32] [--warmup 1000]
- * [--size 4096] [--versioned] [--settle 120] [--arm NAME=CQL ...] [--label L]`: Cassandra's CPU per
+ * [--size 4096] [--versioned] [--flushes 3] [--settle 120] [--arm NAME=CQL ...] [--label L]`: Cassandra's CPU per
  * PutObject and per GetObject (issue 15's target: ≤ 0.5 ms and ≤ 0.25 ms on a warm node), from
  * /proc of the Cassandra process of the local stack, as an A/B of table options within one run.
  *
@@ -12,12 +12,14 @@
  * All arms share the one Cassandra node; only one runs at a time.
  *
  * A round, for each arm (in alternating order): the idle CPU of Cassandra over 3 s, then `--ops`
- * PutObjects of new keys in a fresh bucket (`--concurrency` in flight, AWS SDK), then `nodetool flush`
- * of the arm's keyspace and a wait until no compaction is pending or running (`--settle`): that
- * tail is the flush and compaction work the PUTs caused, reported beside the in-phase figure;
- * then `--ops` GetObjects of those keys in random order, read from the flushed sstables, then the
- * settle again. Before the rounds each arm gets `--warmup` PUTs and GETs (JIT, caches, prepared
- * statements), flushed and settled. Results: tools/bench/results/<date>-cassandra-cpu.{md,json},
+ * PutObjects of new keys into the arm's one directory (`--concurrency` in flight, AWS SDK), in
+ * `--flushes` parts each followed by `nodetool flush` of the arm's keyspace (a directory that keeps
+ * taking writes spans several sstables, which is what compaction options are about), then a wait
+ * until no compaction is pending or running (`--settle`): the flushes and that tail are the work
+ * the PUTs caused after they were answered, reported beside the in-phase figure; then `--ops`
+ * GetObjects of keys drawn at random from all the arm has written so far, and the settle again.
+ * Before the rounds each arm gets `--warmup` PUTs and GETs the same way (JIT, caches, prepared
+ * statements). Results: tools/bench/results/<date>-cassandra-cpu.{md,json},
  * one section per `--label` (see cassandra-cpu-report.ts).
  */
 import { execFileSync } from 'child_process';
@@ -43,6 +45,10 @@ interface Arm {
   keyspace: string;
   gw: GatewayProcess;
   s3: S3Client;
+  /** The arm's one bucket; all its keys are in one directory (one partition per table). */
+  bucket: string;
+  /** Every key PUT so far (the GETs draw from them). */
+  keys: string[];
 }
 
 interface Options {
@@ -52,6 +58,8 @@ interface Options {
   warmup: number;
   size: number;
   versioned: boolean;
+  /** Flushes of the arm's keyspace during each PUT phase (after each part). */
+  flushes: number;
   settleSec: number;
   tables: string[];
   label: string;
@@ -87,6 +95,7 @@ function parseOptions(argvIn: string[]): Options {
     warmup: positiveIntFlag(argv, 'warmup', 1000),
     size: positiveIntFlag(argv, 'size', 4096),
     versioned: argv.includes('--versioned'),
+    flushes: positiveIntFlag(argv, 'flushes', 3),
     settleSec,
     tables,
     label,
@@ -118,20 +127,17 @@ async function measured(
   };
 }
 
-/** `nodetool flush <ks>`, then waits until no compaction is pending or running; Cassandra's CPU ms over it. */
-async function flushAndSettle(
+/** Waits until no compaction is pending or running (at most `maxSec`); Cassandra's CPU ms meanwhile. */
+async function settle(
   cassandraPid: number,
-  keyspace: string,
   maxSec: number,
 ): Promise<{ cpuMs: number; seconds: number; settled: boolean }> {
   const stack = localStack();
   const before = readCpuTicks(cassandraPid)!;
   const t0 = Date.now();
-  stack.nodetool(['flush', keyspace]);
   let settled = false;
   for (;;) {
-    const n = compactionsPending(stack.nodetool(['compactionstats']));
-    if (n === 0) {
+    if (compactionsPending(stack.nodetool(['compactionstats'])) === 0) {
       settled = true;
       break;
     }
@@ -190,56 +196,81 @@ async function startArm(spec: ArmSpec, info: StackInfo, stamp: string, o: Option
   log(
     `arm ${spec.name}: gateway pid ${gw.pid} on keyspace ${keyspace}${spec.cql ? ` (${o.tables.join(', ')} WITH ${spec.cql})` : ''}`,
   );
-  return { spec, keyspace, gw, s3 };
+  const bucket = `cpu-${stamp}-${spec.name}`;
+  await ensureBucket(s3, bucket);
+  if (o.versioned)
+    await s3.send(
+      new PutBucketVersioningCommand({ Bucket: bucket, VersioningConfiguration: { Status: 'Enabled' } }),
+    );
+  return { spec, keyspace, gw, s3, bucket, keys: [] };
 }
 
-/** PUTs then GETs `n` keys of a fresh bucket of the arm; CPU per operation of Cassandra and the gateway. */
+/** Cassandra's CPU ms over `nodetool flush <ks>` (it returns once the memtables are written). */
+function flush(cassandraPid: number, keyspace: string): number {
+  const before = readCpuTicks(cassandraPid)!;
+  localStack().nodetool(['flush', keyspace]);
+  return (readCpuTicks(cassandraPid)! - before) * TICK_MS;
+}
+
+/** Random `n` of `keys` (with repeats when there are fewer). */
+function sample(keys: string[], n: number): string[] {
+  return Array.from({ length: n }, () => keys[Math.floor(Math.random() * keys.length)]!);
+}
+
+/**
+ * `n` PUTs of new keys into the arm's one directory (in `o.flushes` parts, each followed by a
+ * flush, as a directory that keeps taking writes spans several sstables), then `n` GETs of keys
+ * drawn from all the arm has written so far; CPU per operation of Cassandra and the gateway.
+ */
 async function round(
   arm: Arm,
   cassandraPid: number,
-  bucket: string,
+  tag: string,
   n: number,
   o: Options,
 ): Promise<Omit<CpuRound, 'arm' | 'round'>> {
-  await ensureBucket(arm.s3, bucket);
-  if (o.versioned)
-    await arm.s3.send(
-      new PutBucketVersioningCommand({ Bucket: bucket, VersioningConfiguration: { Status: 'Enabled' } }),
-    );
   const body = randomBytes(o.size);
-  const keys = Array.from({ length: n }, (_, i) => `dir/k${String(i).padStart(7, '0')}`);
+  const keys = Array.from({ length: n }, (_, i) => `dir/${tag}-${String(i).padStart(7, '0')}`);
   const pids = { cassandra: cassandraPid, gateway: arm.gw.pid! };
   const idle0 = readCpuTicks(cassandraPid)!;
   await sleep(3000);
   const idleMsPerSec = ((readCpuTicks(cassandraPid)! - idle0) * TICK_MS) / 3;
   const load = [loadavg()[0]!];
-  const put = await measured(pids, n, o.concurrency, async (i) => {
-    await arm.s3.send(
-      new PutObjectCommand({ Bucket: bucket, Key: keys[i], Body: body, ContentLength: body.length }),
-    );
-  });
-  const putTail = await flushAndSettle(cassandraPid, arm.keyspace, o.settleSec);
-  const order = keys
-    .map((k) => [Math.random(), k] as const)
-    .sort((a, b) => a[0] - b[0])
-    .map(([, k]) => k);
+  const put = { wallMs: 0, cassandraMs: 0, gatewayMs: 0, flushMs: 0 };
+  for (let part = 0; part < o.flushes; part++) {
+    const from = Math.floor((n * part) / o.flushes);
+    const to = Math.floor((n * (part + 1)) / o.flushes);
+    const m = await measured(pids, to - from, o.concurrency, async (i) => {
+      const Key = keys[from + i];
+      await arm.s3.send(
+        new PutObjectCommand({ Bucket: arm.bucket, Key, Body: body, ContentLength: body.length }),
+      );
+    });
+    put.wallMs += m.wallMs;
+    put.cassandraMs += m.cpuMs['cassandra']!;
+    put.gatewayMs += m.cpuMs['gateway']!;
+    put.flushMs += flush(cassandraPid, arm.keyspace);
+  }
+  arm.keys.push(...keys);
+  const putTail = await settle(cassandraPid, o.settleSec);
+  const order = sample(arm.keys, n);
   load.push(loadavg()[0]!);
   const get = await measured(pids, n, o.concurrency, async (i) => {
-    const r = await arm.s3.send(new GetObjectCommand({ Bucket: bucket, Key: order[i] }));
+    const r = await arm.s3.send(new GetObjectCommand({ Bucket: arm.bucket, Key: order[i] }));
     const got = await r.Body!.transformToByteArray();
     if (got.length !== body.length)
-      throw new Error(`GET ${bucket}/${order[i]}: ${got.length} bytes, expected ${body.length}`);
+      throw new Error(`GET ${arm.bucket}/${order[i]}: ${got.length} bytes, expected ${body.length}`);
   });
-  const getTail = await flushAndSettle(cassandraPid, arm.keyspace, o.settleSec);
+  const getTail = await settle(cassandraPid, o.settleSec);
   load.push(loadavg()[0]!);
   return {
     ops: n,
     idleMsPerSec,
     put: {
       wallMs: put.wallMs,
-      cassandraMs: put.cpuMs['cassandra']!,
-      gatewayMs: put.cpuMs['gateway']!,
-      tailMs: putTail.cpuMs,
+      cassandraMs: put.cassandraMs,
+      gatewayMs: put.gatewayMs,
+      tailMs: put.flushMs + putTail.cpuMs,
       tailSec: putTail.seconds,
       settled: putTail.settled,
     },
@@ -270,11 +301,11 @@ export async function main(argv: string[]): Promise<number> {
     for (const spec of o.arms) arms.push(await startArm(spec, info, stamp, o));
     for (const arm of arms) {
       log(`arm ${arm.spec.name}: warm-up, ${o.warmup} PUTs and GETs`);
-      await round(arm, cassandraPid, `cpu-${stamp}-${arm.spec.name}-warm`, o.warmup, o);
+      await round(arm, cassandraPid, 'warm', o.warmup, o);
     }
     for (let r = 1; r <= o.rounds; r++) {
       for (const arm of alternate(arms, r)) {
-        const res = await round(arm, cassandraPid, `cpu-${stamp}-${arm.spec.name}-${r}`, o.ops, o);
+        const res = await round(arm, cassandraPid, `r${r}`, o.ops, o);
         rounds.push({ arm: arm.spec.name, round: r, ...res });
         const per = (ms: number) => (ms / res.ops).toFixed(3);
         log(
