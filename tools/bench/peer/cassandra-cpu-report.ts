@@ -42,7 +42,7 @@ export interface CpuRound {
   loadavg: number[];
 }
 
-interface CpuSection {
+export interface CpuSection {
   label: string;
   at: string;
   commit: string;
@@ -69,6 +69,10 @@ const METRICS: [string, Metric][] = [
     'Cassandra ms per GET net of idle',
     (r) => (r.get.cassandraMs - (r.idleMsPerSec * r.get.wallMs) / 1000) / r.ops,
   ],
+  // the gateway's work does not depend on table options: this ratio takes out much of what a busy
+  // box adds to every process's CPU per operation (caches, frequency, context switches)
+  ['Cassandra ÷ gateway CPU, PUT', (r) => r.put.cassandraMs / r.put.gatewayMs],
+  ['Cassandra ÷ gateway CPU, GET', (r) => r.get.cassandraMs / r.get.gatewayMs],
   ['gateway ms per PUT', (r) => r.put.gatewayMs / r.ops],
   ['gateway ms per GET', (r) => r.get.gatewayMs / r.ops],
   ['PUT/s', (r) => (r.ops / r.put.wallMs) * 1000],
@@ -81,7 +85,7 @@ function fmt(x: number): string {
   return Math.abs(x) >= 100 ? x.toFixed(0) : x.toFixed(3);
 }
 
-function sectionMarkdown(s: CpuSection): string[] {
+export function sectionMarkdown(s: CpuSection): string[] {
   const arms = s.arms.map((a) => a.name);
   const base = arms[0]!;
   const of = (arm: string) => s.rounds.filter((r) => r.arm === arm);
@@ -165,8 +169,22 @@ export function writeCpuSection(run: {
     rounds: run.rounds,
   };
   const sections = [...prev.filter((s) => s.label !== section.label), section];
-  const m = machineInfo();
-  writeFileSync(`${base}.json`, JSON.stringify({ machine: m, sections }, null, 2) + '\n');
+  writeFileSync(`${base}.json`, JSON.stringify({ machine: machineInfo(), sections }, null, 2) + '\n');
+  renderCpuResults(run.startedAt);
+}
+
+/** Rewrites the day's Markdown from its JSON and notes (`cassandra-cpu --report [--date YYYY-MM-DD]`). */
+export function renderCpuResults(day: Date | string): void {
+  const base = join(
+    WORK_DIR,
+    '..',
+    'results',
+    `${typeof day === 'string' ? day : localDate(day)}-cassandra-cpu`,
+  );
+  const { machine: m, sections } = JSON.parse(readFileSync(`${base}.json`, 'utf8')) as {
+    machine: ReturnType<typeof machineInfo>;
+    sections: CpuSection[];
+  };
   const notes = existsSync(`${base}.notes.md`) ? readFileSync(`${base}.notes.md`, 'utf8').trim() : '';
   const md = [
     '# Cassandra CPU per 4 KiB PUT and GET (issue 15)',

@@ -36,7 +36,14 @@ import { dropKeyspace, GatewayProcess, REPO_ROOT } from '../lib/gateway';
 import { readCpuTicks } from '../lib/proc';
 import { ensureBucket, sdkClient } from '../lib/sdk-load';
 import { localStack, StackInfo } from '../lib/stack';
-import { ArmSpec, CpuRound, DEFAULT_OPTIONS_CQL, HOT_TABLES, writeCpuSection } from './cassandra-cpu-report';
+import {
+  ArmSpec,
+  CpuRound,
+  DEFAULT_OPTIONS_CQL,
+  HOT_TABLES,
+  renderCpuResults,
+  writeCpuSection,
+} from './cassandra-cpu-report';
 
 const TICK_MS = 10; // USER_HZ 100
 
@@ -287,6 +294,10 @@ async function round(
 }
 
 export async function main(argv: string[]): Promise<number> {
+  if (argv.includes('--report')) {
+    renderCpuResults(takeOption([...argv], '--date') ?? new Date());
+    return 0;
+  }
   const o = parseOptions(argv);
   execFileSync(process.execPath, [join(REPO_ROOT, 'tools/build/build.mjs')], { stdio: 'inherit' });
   const stack = localStack();
