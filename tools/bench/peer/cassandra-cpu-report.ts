@@ -8,8 +8,8 @@ import { median } from '../lib/median';
 export const HOT_TABLES = ['versions', 'null_versions', 'objects', 'version_meta'];
 
 /**
- * Cassandra 5.0's own defaults of the options migration 024 sets on the hot tables (what they had
- * before it): size-tiered compaction, LZ4 in 16 KiB chunks, a 1 % bloom filter.
+ * Cassandra 5.0's own defaults of the options the arms compare, which the hot tables have on main
+ * (no migration sets them): size-tiered compaction, LZ4 in 16 KiB chunks, a 1 % bloom filter.
  */
 export const DEFAULT_OPTIONS_CQL =
   "compaction = {'class': 'SizeTieredCompactionStrategy'} AND compression = {'class': 'LZ4Compressor', 'chunk_length_in_kb': '16'} AND bloom_filter_fp_chance = 0.01";

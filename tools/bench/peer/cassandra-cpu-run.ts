@@ -7,7 +7,7 @@
  * Each arm is a gateway on a keyspace of its own (migrated as usual), whose hot tables (`--tables`,
  * default versions, null_versions, objects, version_meta) are then altered `WITH <CQL>`: the arm
  * `current` keeps what the migrations made, `defaults` puts back Cassandra's own defaults of the
- * options the migrations may change (what the tables had before migration 024), and `--arm
+ * options the arms compare (the hot tables as on main, before any migration changes them), and `--arm
  * NAME=CQL` adds any other (e.g. `--arm ucs="compaction = {'class': 'UnifiedCompactionStrategy'}"`).
  * All arms share the one Cassandra node; only one runs at a time.
  *
