@@ -24,6 +24,7 @@ const LIFECYCLE_BENCHES: Record<string, () => Promise<{ main(argv: string[]): Pr
   'lifecycle-wide-directory': () => import('./lifecycle/wide-directory-run'),
   'count-requests': () => import('./peer/count-run'),
   'vs-minio': () => import('./peer/versus-run'),
+  'cassandra-cpu': () => import('./peer/cassandra-cpu-run'),
   soak: () => import('./soak/soak-run'),
   'quota-micro': () => import('./quota/quota-micro-run'),
 };
