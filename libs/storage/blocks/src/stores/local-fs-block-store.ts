@@ -82,13 +82,7 @@ export class LocalFsBlockStore implements BlockStore {
   }
 
   async read(blockId: string, start = 0, endExclusive?: number): Promise<Buffer> {
-    let handle: fs.FileHandle;
-    try {
-      handle = await fs.open(this.pathOf(blockId), 'r');
-    } catch (e) {
-      if (isErrno(e, 'ENOENT')) throw new BlockNotFoundError(blockId, this.tier);
-      throw e;
-    }
+    const handle = await this.openForReading(blockId);
     try {
       const { size } = await handle.stat();
       const from = Math.min(Math.max(start, 0), size);
@@ -107,15 +101,18 @@ export class LocalFsBlockStore implements BlockStore {
     }
   }
 
-  /** One open file per block; reads go straight into the caller's buffers (no stat: a short read marks the end). */
-  async openReader(blockId: string): Promise<BlockReader> {
-    let handle: fs.FileHandle;
+  private async openForReading(blockId: string): Promise<fs.FileHandle> {
     try {
-      handle = await fs.open(this.pathOf(blockId), 'r');
+      return await fs.open(this.pathOf(blockId), 'r');
     } catch (e) {
       if (isErrno(e, 'ENOENT')) throw new BlockNotFoundError(blockId, this.tier);
       throw e;
     }
+  }
+
+  /** One open file per block; reads go straight into the caller's buffers (no stat: a short read marks the end). */
+  async openReader(blockId: string): Promise<BlockReader> {
+    const handle = await this.openForReading(blockId);
     return {
       async readInto(target: Buffer, position: number): Promise<number> {
         let got = 0;
