@@ -107,7 +107,10 @@ describe('usage event store', () => {
   });
 
   it('a reader paging across shards and days returns every event exactly once, in order', async () => {
-    const start = clock.nowMs() - 2 * DAY - 3 * HOUR;
+    // 240 events 12 minutes apart span 47.8 hours: from 01:00 three UTC days ago they cover three days
+    // whatever the time of day (from now - 51 h they covered two when the run started between 03:00
+    // and 03:12 UTC, which failed a CI run), all in the past and well within the 7-day retention
+    const start = Math.floor(clock.nowMs() / DAY) * DAY - 3 * DAY + HOUR;
     const deltas = Array.from({ length: 240 }, (_, i) =>
       // every third event shares its millisecond with the one before: the id breaks the tie
       usageDelta({
