@@ -95,6 +95,63 @@ describe('S3 listener timeouts and limits', () => {
     expect(errorCode(c.received)).toBe('RequestTimeout');
   });
 
+  // an answer may follow the previous one's XML body on the same line
+  const answers = (c: RawConnection) => c.received.match(/HTTP\/1\.1 \d{3} /g) ?? [];
+  const head = async (path: string) =>
+    requestHead('HEAD', path, await signedHeaders(gw, 'HEAD', path, { 'x-amz-content-sha256': 'UNSIGNED-PAYLOAD' }));
+
+  it('an error answer to a request received whole keeps the connection: a 404, then the next request on it', async () => {
+    const c = await connect();
+    c.socket.write(await head(`/${Bucket}/absent`));
+    await waitFor('the 404', async () => (answers(c).length === 1 ? true : undefined), 10_000);
+    expect(c.received).toMatch(/^HTTP\/1\.1 404 /);
+    expect(c.received).not.toMatch(/\r\nconnection: close\r\n/i);
+    c.socket.write(await head(`/${Bucket}`));
+    await waitFor('the second answer', async () => (answers(c).length === 2 ? true : undefined), 10_000);
+    expect(answers(c)).toEqual(['HTTP/1.1 404 ', 'HTTP/1.1 200 ']);
+    expect(c.closed).toBe(false);
+  });
+
+  it.each([
+    ['unsigned', false],
+    ['signed (piped through the payload verifier)', true],
+  ])('a PUT refused before its body is read keeps the connection (%s payload): the client sends the whole body without a reset, then its next request is answered', async (_, signed) => {
+    // a client still writing its body when the server closes fails with EPIPE instead of reading the answer
+    const path = '/no-such-bucket-here/key';
+    const size = 4 * 1024 * 1024;
+    const payload = signed ? createHash('sha256').update(Buffer.alloc(size, 'x')).digest('hex') : 'UNSIGNED-PAYLOAD';
+    const headers = await signedHeaders(gw, 'PUT', path, { 'x-amz-content-sha256': payload, 'content-length': String(size) });
+    const c = await connect();
+    c.socket.write(requestHead('PUT', path, headers));
+    await waitFor('the refusal', async () => (answers(c).length === 1 ? true : undefined), 10_000);
+    expect(c.received).toMatch(/^HTTP\/1\.1 404 /);
+    expect(errorCode(c.received)).toBe('NoSuchBucket');
+    expect(c.received).not.toMatch(/\r\nconnection: close\r\n/i);
+    let writeError: Error | undefined;
+    c.socket.on('error', (e) => (writeError = e));
+    for (let sent = 0; sent < size; sent += 256 * 1024) {
+      await new Promise<void>((resolve, reject) => c.socket.write(Buffer.alloc(256 * 1024, 'x'), (e) => (e ? reject(e) : resolve())));
+    }
+    c.socket.write(await head(`/${Bucket}`));
+    await waitFor('the next answer on the same connection', async () => (answers(c).length === 2 ? true : undefined), 10_000);
+    expect(answers(c)[1]).toBe('HTTP/1.1 200 ');
+    expect([writeError, c.closed]).toEqual([undefined, false]);
+  });
+
+  it('a refused PUT closes the connection when the rest of its body is long or waits for a 100 Continue never sent', async () => {
+    const path = '/no-such-bucket-here/key';
+    const cases: Record<string, string>[] = [{ 'content-length': String(65 * 1024 * 1024) }, { 'content-length': '1024', expect: '100-continue' }];
+    for (const extra of cases) {
+      const headers = await signedHeaders(gw, 'PUT', path, { 'x-amz-content-sha256': 'UNSIGNED-PAYLOAD', ...extra });
+      const c = await connect();
+      c.socket.write(requestHead('PUT', path, headers));
+      await c.closedWithin(10_000);
+      expect(c.received).toMatch(/^HTTP\/1\.1 404 /);
+      expect(c.received).toMatch(/\r\nconnection: close\r\n/i);
+      expect(c.received).not.toMatch(/^HTTP\/1\.1 100 /m);
+    }
+  });
+
   it('an idle keep-alive connection is closed after the keep-alive timeout', async () => {
     const headers = await signedHeaders(gw, 'HEAD', `/${Bucket}`, { 'x-amz-content-sha256': 'UNSIGNED-PAYLOAD', connection: 'keep-alive' });
     const c = await connect();

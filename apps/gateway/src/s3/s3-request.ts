@@ -34,6 +34,8 @@ export class S3Request {
   requestedAcl?: string;
   /** The addressed bucket, once the access check has loaded it. */
   bucketInfo?: Bucket;
+  /** Whether the request's `Expect: 100-continue` has been answered (its body is on its way). */
+  continued = false;
 
   constructor(
     readonly raw: IncomingMessage,

@@ -138,7 +138,10 @@ export class S3Server implements OnApplicationBootstrap, BeforeApplicationShutdo
       await this.access.authorize(req, handler.access);
       this.cors.decorate(req);
       checkRequest(req);
-      if (/^\s*100-continue\s*$/i.test(raw.headers.expect ?? '')) res.writeContinue();
+      if (expectsContinue(raw)) {
+        res.writeContinue();
+        req.continued = true;
+      }
       await handler.handle(req);
     } catch (e) {
       // an access refusal carries the CORS headers too, so a browser can read it
@@ -170,7 +173,7 @@ export class S3Server implements OnApplicationBootstrap, BeforeApplicationShutdo
       res.destroy(err);
       return;
     }
-    const bodyUnread = !req.raw.readableEnded;
+    const keepAlive = canDrainUnreadBody(req.raw, req.continued);
     const body = req.method === 'HEAD' || err.httpStatus === 304 ? undefined : Buffer.from(errorBody(err, req.resource, req.requestId));
     const headers: Record<string, string | number> = {
       'x-amz-request-id': req.requestId,
@@ -182,10 +185,45 @@ export class S3Server implements OnApplicationBootstrap, BeforeApplicationShutdo
       headers['Content-Type'] = 'application/xml';
       headers['Content-Length'] = body.length;
     }
-    // An unread request body would be misread as the next request: close the connection instead.
-    if (bodyUnread) headers['Connection'] = 'close';
+    if (!keepAlive) headers['Connection'] = 'close';
     res.writeHead(err.httpStatus, headers);
     res.end(body, afterSent);
-    if (bodyUnread && !afterSent) req.raw.resume();
+    if (!req.raw.readableEnded && !afterSent) discardUnreadBody(req);
   }
+}
+
+/**
+ * Reads and discards the rest of a refused request's body, so that its client can finish sending
+ * it and read the answer (a connection closed under a client still writing fails it with EPIPE).
+ * The decoder or verifier the body was piped into is unpiped first (nobody reads it any more: its
+ * backpressure would pause the request for good) and destroyed, so that whatever still waits on it
+ * fails instead of waiting forever.
+ */
+function discardUnreadBody(req: S3Request): void {
+  const raw = req.raw;
+  raw.unpipe();
+  if (req.body && req.body !== raw && !req.body.destroyed) req.body.destroy();
+  raw.resume();
+}
+
+/** The most of a refused request's body the gateway reads and discards to keep its connection. */
+export const DRAIN_UNREAD_BODY_MAX_BYTES = 64 * 1024 * 1024;
+
+function expectsContinue(raw: IncomingMessage): boolean {
+  return /^\s*100-continue\s*$/i.test(raw.headers.expect ?? '');
+}
+
+/**
+ * Whether the connection stays open after an error answer: yes when the request has been received
+ * whole (a GET's 404, a body read to its end) or when what is left of its body is at most
+ * {@link DRAIN_UNREAD_BODY_MAX_BYTES} by its Content-Length (HTTP's framing delimits it; Node
+ * discards it before reading the next request). A longer or unframed rest closes the connection,
+ * and so does a body that waits for a 100 Continue never sent: its client may never send it.
+ */
+export function canDrainUnreadBody(raw: IncomingMessage, continued: boolean): boolean {
+  if (raw.complete || raw.readableEnded) return true;
+  if (expectsContinue(raw) && !continued) return false;
+  const declared = raw.headers['content-length'];
+  if (declared === undefined || !/^\d+$/.test(declared)) return false;
+  return Number(declared) <= DRAIN_UNREAD_BODY_MAX_BYTES;
 }
