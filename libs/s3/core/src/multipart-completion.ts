@@ -187,6 +187,11 @@ export class MultipartCompletion {
     await this.store.dropManifest(vid);
   }
 
+  /** Whether the completion claimed in `upload` (its `completingVid` set) took the part row `pid`. */
+  plans(upload: UploadRow, pid: string): boolean {
+    return !!upload.completingParts && (JSON.parse(upload.completingParts) as CompletionPlan).parts.some((p) => p.pid === pid);
+  }
+
   /** Releases a part row's blocks and removes the row (its bytes reported removed when `countUsage`). */
   async dropPartRow(bucket: BucketKey, row: PartRow, countUsage: boolean): Promise<void> {
     await this.store.releaseRefs(row.blocks, partRef(row.uploadId, row.partNumber, row.pid));

@@ -27,7 +27,7 @@ import { takePage, TreeWalker } from './listing/tree-walker';
 import { MultipartCompletion, partRef } from './multipart-completion';
 import { uploadChecksumType } from './object-checksum';
 import { listPageSize } from './object-listings';
-import { copyPartOnce, PartFacts, partSealOf } from './part-copier';
+import { copyPartOnce, PartFacts, partSealOf, SavePart } from './part-copier';
 import { validateObjectTags } from './objects.service';
 import { decodeId, encodeId } from './version-ids';
 import type { BucketKey } from './version-data';
@@ -144,9 +144,10 @@ export class CassandraMultipartService implements MultipartService {
       const { stored, digests } = await this.store.storeBody(input.body, algorithms, input.verify, seal && partDataKey(seal.dataKey, input.partNumber));
       await this.store.fitQuota(ticket, stored.size, stored.blocks);
       const facts = { size: stored.size, etag: seal?.etag ? seal.etag(digests.md5) : quotedEtag(digests.md5), checksums: digests.checksums };
-      const part = await this.savePart(bucket, upload, input.partNumber, stored.blocks, facts);
+      const saved = await this.savePart(bucket, upload, input.partNumber, stored.blocks, facts);
       await this.store.recordUsage(bucket, 'store', stored.size, 0, ticket);
-      return part;
+      await this.keepIfUploadStands(bucket, upload, saved.row, input.uploadId);
+      return saved.part;
     } finally {
       ticket?.release();
     }
@@ -160,7 +161,7 @@ export class CassandraMultipartService implements MultipartService {
     blocks: BlockEntry[],
     facts: PartFacts,
     inFlight: BlockEntry[] = blocks,
-  ): Promise<Part> {
+  ): Promise<{ part: Part; row: PartRow }> {
     const { vts, vid: pid } = this.store.newVid('object');
     const ref = partRef(upload.uploadId, partNumber, pid);
     try {
@@ -192,7 +193,23 @@ export class CassandraMultipartService implements MultipartService {
         err: (err as Error).message,
       }),
     );
-    return { partNumber, etag: row.etag, size: row.size, lastModified: row.lastModified, checksums: facts.checksums };
+    return { part: { partNumber, etag: row.etag, size: row.size, lastModified: row.lastModified, checksums: facts.checksums }, row };
+  }
+
+  /**
+   * A part's body can take long, and an abort or a completion may pass its upload meanwhile without
+   * seeing the part row written after it: the row would be left holding its blocks and its bytes.
+   * So once the row and its usage are recorded, the upload is read again: unless it is still open
+   * (an abort or completion from now on sees the row) or its completion planned this very row, the
+   * part drops its own row and answers NoSuchUpload, as S3 does for a part of an upload that is gone.
+   * A racing abort or completion that saw the row drops it too: its removal event id is the same,
+   * so the stats app counts the removal once (see the README's quota section for the ledger).
+   */
+  private async keepIfUploadStands(bucket: BucketKey, upload: UploadRow, row: PartRow, uploadId: string): Promise<void> {
+    const now = await this.ms.uploads.get(upload.bucketId, upload.parent, upload.name, upload.uploadId);
+    if (now && (!now.completingVid || this.completion.plans(now, row.pid))) return;
+    await this.completion.dropPartRow(bucket, row, true);
+    throw noSuchUpload(uploadId);
   }
 
   private async retireOlderParts(bucket: BucketKey, upload: UploadRow, partNumber: number): Promise<void> {
@@ -211,9 +228,17 @@ export class CassandraMultipartService implements MultipartService {
     const upload = await this.resolveUpload(bucket, input.key, input.uploadId);
     if (upload.completingVid) throw noSuchUpload(input.uploadId);
     const srcBucket = input.source.bucket === bucket.name ? bucket : await this.buckets.resolve(input.source.bucket);
+    let row: PartRow | undefined;
+    const save: SavePart = async (...args) => {
+      const saved = await this.savePart(...args);
+      row = saved.row;
+      return saved.part;
+    };
     for (let attempt = 0; ; attempt++) {
       try {
-        return await copyPartOnce(this.store, (...args) => this.savePart(...args), bucket, srcBucket, upload, input);
+        const part = await copyPartOnce(this.store, save, bucket, srcBucket, upload, input);
+        await this.keepIfUploadStands(bucket, upload, row!, input.uploadId);
+        return part;
       } catch (e) {
         if (e instanceof BlockUnavailableError && attempt < 2) continue;
         if (e instanceof BlockUnavailableError) throw noSuchKey(input.source.key);

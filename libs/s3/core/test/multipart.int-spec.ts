@@ -1,4 +1,5 @@
 import { createHash } from 'crypto';
+import { PassThrough } from 'stream';
 import { alice, body, drain, harness, Harness, pattern, refsOf, s3code } from './support';
 
 const KiB = 1024;
@@ -141,6 +142,58 @@ describe('multipart uploads against a real Cassandra', () => {
     expect((await s3code(h.core.multipart.listParts({ bucket: B, key: 'aborted/one', uploadId: up.uploadId, maxParts: 10 }))).code).toBe(
       'NoSuchUpload',
     );
+  });
+
+  /** A part whose body is held back until `release` (its upload resolved and the body being read). */
+  const heldPart = (key: string, uploadId: string, partNumber: number, data: Buffer) => {
+    const stream = new PassThrough();
+    const reading = new Promise<void>((resolve) => stream.once('resume', () => resolve()));
+    stream.write(data.subarray(0, 1024));
+    const answer = s3code(h.core.multipart.uploadPart({ bucket: B, key, uploadId, partNumber, body: stream }));
+    return { reading, answer, release: () => stream.end(data.subarray(1024)) };
+  };
+  const partRefs = async (uploadVid: string) =>
+    (await h.client.execute('SELECT block_id, ref FROM block_refs')).rows.filter((r) => String(r['ref']).startsWith(`p:${uploadVid}:`));
+  /** Net bytes of the usage events since `from`, each event id counted once (as the stats app does). */
+  const netBytes = (from: number) => {
+    const seen = new Set<string>();
+    return h.usage.slice(from).reduce((sum, e) => {
+      if (e.eventId && seen.has(e.eventId)) return sum;
+      if (e.eventId) seen.add(e.eventId);
+      return sum + e.bytes;
+    }, 0);
+  };
+  const uploadVidOf = async (name: string) =>
+    (await h.ms.uploads.page((await h.core.buckets.get(B)).bucketId, 'late/', {}, 10)).find((u) => u.name === name)!.uploadId;
+
+  it('a part still arriving when its upload is aborted is not kept: NoSuchUpload, no part row, no block reference, no net usage', async () => {
+    const up = await create('late/aborted');
+    const uploadVid = await uploadVidOf('aborted');
+    const from = h.usage.length;
+    const held = heldPart('late/aborted', up.uploadId, 1, pattern(150 * KiB, 7));
+    await held.reading;
+    await h.core.multipart.abort(B, 'late/aborted', up.uploadId);
+    held.release();
+    expect((await held.answer).code).toBe('NoSuchUpload');
+    expect(await h.ms.uploads.partRows(uploadVid, 1)).toEqual([]);
+    expect(await partRefs(uploadVid)).toEqual([]);
+    expect(netBytes(from)).toBe(0);
+  });
+
+  it('a part still arriving when its upload is completed without it is not kept, and the object is whole', async () => {
+    const up = await create('late/completed');
+    const uploadVid = await uploadVidOf('completed');
+    const from = h.usage.length;
+    const first = await part('late/completed', up.uploadId, 1, pattern(120 * KiB, 1));
+    const held = heldPart('late/completed', up.uploadId, 2, pattern(150 * KiB, 2));
+    await held.reading;
+    await h.core.multipart.complete({ bucket: B, key: 'late/completed', uploadId: up.uploadId, parts: [{ partNumber: 1, etag: first.etag }] });
+    held.release();
+    expect((await held.answer).code).toBe('NoSuchUpload');
+    expect(await bytes('late/completed')).toEqual(pattern(120 * KiB, 1));
+    expect(await h.ms.uploads.partRows(uploadVid, 2)).toEqual([]);
+    expect(await partRefs(uploadVid)).toEqual([]);
+    expect(netBytes(from)).toBe(120 * KiB);
   });
 
   it('a completion that crashed before the object became visible is finished by its retry', async () => {
