@@ -18,6 +18,7 @@ import { QueueProducer } from '@ostore/queue/data-access';
 import { CassandraClient } from '@ostore/shared/cassandra';
 import { Clock } from '@ostore/shared/clock';
 import { ContextLogger, JsonLogger, MetricsRegistry } from '@ostore/shared/observability';
+import { nextPassDue } from '@ostore/stats/snapshot';
 import { BackgroundLoop } from '../background-loop';
 import { ScannerConfig } from '../config/scanner.config';
 
@@ -36,7 +37,8 @@ const MAX_IDLE_MS = 60_000;
 
 /**
  * The scanner's loop: every SCAN_INTERVAL_SECONDS (measured from the start of the previous pass,
- * as recorded in scan_state, so the cadence survives restarts) one pass over each configured
+ * as recorded in scan_state, so the cadence survives restarts; an interval of 5 minutes or more
+ * starts passes on the snapshot cut's grid, see nextPassDue) one pass over each configured
  * table, resuming an unfinished pass first. A failed pass (node down, Kafka down, a page that
  * keeps failing) is retried with a doubling backoff up to a minute, from its last checkpoint.
  *
@@ -77,7 +79,7 @@ export class ScannerService extends BackgroundLoop {
     for (const table of this.config.scan.tables) {
       if (this.signal.aborted) return 0;
       const latest = await rt.state.latest(rt.source, ks, table);
-      const dueAt = latest?.status === COMPLETED ? latest.ts.getTime() + interval : this.clock.nowMs();
+      const dueAt = latest?.status === COMPLETED ? nextPassDue(latest.ts.getTime(), interval) : this.clock.nowMs();
       const waitMs = dueAt - this.clock.nowMs();
       if (waitMs > 0) {
         idleMs = Math.min(idleMs, waitMs);
@@ -87,7 +89,7 @@ export class ScannerService extends BackgroundLoop {
       this.metrics.primaryRanges.set(spans.length);
       const result = await rt.scanner.run(rt.tasks.get(table)!, spans, this.signal);
       this.logPass(result);
-      if (result.outcome === 'completed') idleMs = Math.min(idleMs, Math.max(0, result.ts.getTime() + interval - this.clock.nowMs()));
+      if (result.outcome === 'completed') idleMs = Math.min(idleMs, Math.max(0, nextPassDue(result.ts.getTime(), interval) - this.clock.nowMs()));
     }
     return Math.max(idleMs, 0);
   }

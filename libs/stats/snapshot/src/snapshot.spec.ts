@@ -6,6 +6,7 @@ import {
   emptyHostSnapshot,
   HostSnapshotCodec,
   mergeTops,
+  nextPassDue,
   offerTop,
   Ranked,
   replacesHostSnapshot,
@@ -255,5 +256,28 @@ describe(replacesHostSnapshot.name, () => {
   it('a pass over block_refs (no cut of its own) always replaces', () => {
     const blocks = { ...emptyHostSnapshot(C + 2000), blocks: { blocks: 0, refs: 0, maxRefs: 0 } };
     expect(replacesHostSnapshot(new Date(C + 1000), blocks)).toBe(true);
+  });
+});
+
+describe(nextPassDue.name, () => {
+  const at = (hhmmss: string) => Date.parse(`2026-12-05T${hhmmss}.000Z`);
+  const min = 60_000;
+
+  it('keeps passes of 5 minutes or more on the cut grid: a pass starts at its own cut', () => {
+    // a pass that started late in its window (timers, a restart) does not drag the next one off the grid
+    expect(nextPassDue(at('10:00:00') + 50, 60 * min)).toBe(at('11:00:00'));
+    expect(nextPassDue(at('10:03:17'), 60 * min)).toBe(at('11:00:00'));
+    expect(nextPassDue(at('10:04:59'), 5 * min)).toBe(at('10:05:00'));
+    expect(cutOf(nextPassDue(at('10:03:17'), 60 * min))).toBe(nextPassDue(at('10:03:17'), 60 * min));
+  });
+
+  it('rounds an interval that is not a multiple of the grid up to one', () => {
+    expect(nextPassDue(at('10:00:00'), 7 * min)).toBe(at('10:10:00'));
+    expect(nextPassDue(at('10:00:00'), 10 * min + 1)).toBe(at('10:15:00'));
+  });
+
+  it('leaves shorter intervals as they are', () => {
+    expect(nextPassDue(at('10:03:17'), 1000)).toBe(at('10:03:18'));
+    expect(nextPassDue(at('10:03:17'), CUT_GRID_MS - 1)).toBe(at('10:03:17') + CUT_GRID_MS - 1);
   });
 });

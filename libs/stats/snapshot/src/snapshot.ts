@@ -118,6 +118,21 @@ export function cutOf(startMs: number): number {
 }
 
 /**
+ * When the pass after one that started at `lastStartMs` is due, for passes every `intervalMs`.
+ * An interval of at least one grid window is kept on the grid: the next pass is due at the first
+ * grid point at or after the previous pass's cut plus the interval, so that it starts at its own
+ * cut. A removal between the cut and the pass's read of the key is counted twice (see
+ * `replacesHostSnapshot`); on the grid that window is the pass itself, not also the time from the
+ * cut to the pass's start (up to the whole interval otherwise). An interval that is not a multiple
+ * of the grid is thereby rounded up to one. Shorter intervals are not aligned: such passes start
+ * within one interval of every cut anyway.
+ */
+export function nextPassDue(lastStartMs: number, intervalMs: number): number {
+  if (intervalMs < CUT_GRID_MS) return lastStartMs + intervalMs;
+  return Math.ceil((cutOf(lastStartMs) + intervalMs) / CUT_GRID_MS) * CUT_GRID_MS;
+}
+
+/**
  * Whether a table's newly completed pass replaces the host's previous one (`host_snapshots` keeps
  * one per host and table). A pass that counts usage does NOT replace a pass of the same cut: the
  * first completed pass of a cut stays until a pass at a later cut completes. Every pass at a cut
