@@ -1,6 +1,6 @@
 import { createHash } from 'crypto';
 import { PassThrough } from 'stream';
-import { alice, body, drain, harness, Harness, pattern, refsOf, s3code } from './support';
+import { alice, body, drain, harness, Harness, pattern, put, refsOf, s3code } from './support';
 
 const KiB = 1024;
 const md5 = (b: Buffer) => createHash('md5').update(b).digest();
@@ -194,6 +194,37 @@ describe('multipart uploads against a real Cassandra', () => {
     expect(await h.ms.uploads.partRows(uploadVid, 2)).toEqual([]);
     expect(await partRefs(uploadVid)).toEqual([]);
     expect(netBytes(from)).toBe(120 * KiB);
+  });
+
+  it('a part copy whose row lands after its upload was aborted is not kept either', async () => {
+    await put(h.core, B, 'late/src', pattern(150 * KiB, 3));
+    const up = await create('late/copied');
+    const uploadVid = await uploadVidOf('copied');
+    const from = h.usage.length;
+    // the copy is held just before its part row is written, while the upload is aborted
+    let reached!: () => void;
+    let release!: () => void;
+    const atInsert = new Promise<void>((r) => (reached = r));
+    const gate = new Promise<void>((r) => (release = r));
+    const insertPart = h.ms.uploads.insertPart.bind(h.ms.uploads);
+    const spy = jest.spyOn(h.ms.uploads, 'insertPart').mockImplementationOnce(async (row) => {
+      reached();
+      await gate;
+      return insertPart(row);
+    });
+    const answer = s3code(
+      h.core.multipart.uploadPartCopy({ bucket: B, key: 'late/copied', uploadId: up.uploadId, partNumber: 1, source: { bucket: B, key: 'late/src' } }),
+    );
+    await atInsert;
+    await h.core.multipart.abort(B, 'late/copied', up.uploadId);
+    release();
+    expect((await answer).code).toBe('NoSuchUpload');
+    spy.mockRestore();
+    expect(await h.ms.uploads.partRows(uploadVid, 1)).toEqual([]);
+    expect(await partRefs(uploadVid)).toEqual([]);
+    // the copy's bytes counted, then its removal: nothing net
+    expect(netBytes(from)).toBe(0);
+    expect(await bytes('late/src')).toEqual(pattern(150 * KiB, 3));
   });
 
   it('a completion that crashed before the object became visible is finished by its retry', async () => {
