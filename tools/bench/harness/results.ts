@@ -6,9 +6,14 @@ import { mergeResults, readResults, ScenarioResult, writeResults } from '../lib/
 import { localStack } from '../lib/stack';
 import { Bench, BENCH_DIR } from './bench';
 
+/** Where a run's results files go: `--out`, else tools/bench/results. */
+export function resultsDir(bench: Bench): string {
+  return bench.args.out ?? join(BENCH_DIR, 'results');
+}
+
 /** The results files of `date` (under --out, else tools/bench/results). */
 export function resultsPaths(bench: Bench, date: string): { json: string; md: string; analysis: string } {
-  const dir = bench.args.out ?? join(BENCH_DIR, 'results');
+  const dir = resultsDir(bench);
   return {
     json: join(dir, `${date}-gateway.json`),
     md: join(dir, `${date}-gateway.md`),

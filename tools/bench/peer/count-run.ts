@@ -5,11 +5,12 @@
  * the gateway's background work (block GC, usage publisher: none touch these tables per request).
  * Results: tools/bench/results/<date>-cassandra-requests.{md,json}, one section per label.
  */
-import { existsSync, readFileSync, writeFileSync } from 'fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'fs';
 import { join } from 'path';
 import { PutBucketVersioningCommand } from '@aws-sdk/client-s3';
-import { Bench, localDate, log, REGION, Target, WORK_DIR } from '../harness/bench';
+import { Bench, localDate, log, REGION, Target } from '../harness/bench';
 import { startEnvironment } from '../harness/environment';
+import { resultsDir } from '../harness/results';
 import { parseArgs } from '../lib/args';
 import { diffCounts, diffOps, s3RequestsByOperation } from '../lib/cassandra-stats';
 import { gitCommit, machineInfo } from '../lib/machine';
@@ -167,12 +168,13 @@ export async function main(argvIn: string[]): Promise<number> {
     gateway: env.tools['gateway'] ?? '',
     rows,
   };
-  writeCounts(section);
+  writeCounts(section, resultsDir(bench));
   return 0;
 }
 
-function writeCounts(section: CountSection): void {
-  const base = join(WORK_DIR, '..', 'results', `${localDate()}-cassandra-requests`);
+function writeCounts(section: CountSection, dir: string): void {
+  mkdirSync(dir, { recursive: true });
+  const base = join(dir, `${localDate()}-cassandra-requests`);
   const prev: CountSection[] = existsSync(`${base}.json`)
     ? (JSON.parse(readFileSync(`${base}.json`, 'utf8')) as { sections: CountSection[] }).sections
     : [];

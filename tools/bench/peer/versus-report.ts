@@ -1,6 +1,7 @@
-import { writeFileSync } from 'fs';
+import { mkdirSync, writeFileSync } from 'fs';
 import { join } from 'path';
-import { Bench, localDate, WORK_DIR } from '../harness/bench';
+import { Bench, localDate } from '../harness/bench';
+import { resultsDir } from '../harness/results';
 import { gitCommit, machineInfo } from '../lib/machine';
 import { median } from '../lib/median';
 
@@ -101,10 +102,11 @@ export function renderVersus(runs: PhaseRun[]): string[] {
   ];
 }
 
-/** Writes tools/bench/results/<date>-vs-minio[.<label>].{md,json} (rewritten after every phase). */
+/** Writes <date>-vs-minio[.<label>].{md,json} under `--out` (else tools/bench/results), rewritten after every phase. */
 export function writeVersus(bench: Bench, tools: Record<string, string>, meta: { minio: string; options: { label?: string } }, runs: PhaseRun[]): void {
   const label = meta.options.label;
-  const base = join(WORK_DIR, '..', 'results', `${localDate()}-vs-minio${label ? `.${label}` : ''}`);
+  mkdirSync(resultsDir(bench), { recursive: true });
+  const base = join(resultsDir(bench), `${localDate()}-vs-minio${label ? `.${label}` : ''}`);
   const machine = machineInfo();
   const g = gitCommit();
   const commit = `${g.commit}${g.dirty ? ` + ${g.dirty} uncommitted files` : ''} (${g.subject})`;
