@@ -340,6 +340,17 @@ describe(UsageDelta.name, () => {
       }
     });
 
+    it('reads an ordinary message without the schema pass (the point of the fast reader)', () => {
+      const spy = jest.spyOn(sut, 'fromMessage');
+      try {
+        for (const at of [new Date('2028-02-29T23:59:59.999Z'), new Date('2026-12-31T00:00:00.000Z'), new Date(0)])
+          expect(usageDeltaOfMessage(sut.toMessage({ ...delta(), at })).at).toEqual(at);
+        expect(spy).not.toHaveBeenCalled();
+      } finally {
+        spy.mockRestore();
+      }
+    });
+
     it.each<[string, Record<string, unknown> | string]>([
       ['version 1', { v: 1 }],
       ['missing version', { v: undefined }],
@@ -355,6 +366,22 @@ describe(UsageDelta.name, () => {
       ['at with microseconds', { at: '2026-03-01T00:00:00.000001Z' }],
       ['at with an offset', { at: '2026-03-01T01:00:00.000+01:00' }],
       ['at on a day that does not exist', { at: '2026-02-30T00:00:00.000Z' }],
+      ['at on 29 February of a common year', { at: '2026-02-29T00:00:00.000Z' }],
+      ['at on 29 February of a leap year', { at: '2028-02-29T23:59:59.999Z' }],
+      ['at on 30 February of a leap year', { at: '2028-02-30T00:00:00.000Z' }],
+      ['at on 29 February of a century', { at: '2100-02-29T00:00:00.000Z' }],
+      ['at on 29 February of a 400th year', { at: '2000-02-29T00:00:00.000Z' }],
+      ['at on 31 April', { at: '2026-04-31T00:00:00.000Z' }],
+      ['at on the last day of the year', { at: '2026-12-31T23:59:59.999Z' }],
+      ['at in month 13', { at: '2026-13-01T00:00:00.000Z' }],
+      ['at in month 0', { at: '2026-00-10T00:00:00.000Z' }],
+      ['at on day 0', { at: '2026-01-00T00:00:00.000Z' }],
+      ['at at hour 24', { at: '2026-01-01T24:00:00.000Z' }],
+      ['at at minute 60', { at: '2026-01-01T00:60:00.000Z' }],
+      ['at on a leap second', { at: '2016-12-31T23:59:60.000Z' }],
+      ['at in year 50', { at: '0050-06-01T00:00:00.000Z' }],
+      ['at in year 0', { at: '0000-01-01T00:00:00.000Z' }],
+      ['at in year 9999', { at: '9999-12-31T23:59:59.999Z' }],
       ['at as a number', { at: 1_700_000_000_000 }],
       ['source', { source: 'scanner' }],
       ['sourceHost', { sourceHost: 'two words' }],

@@ -137,6 +137,33 @@ const WIRE_V2_KEYS = new Set(['v', 'bucketId', 'bucket', 'kind', 'bytes', 'objec
 /** `Date.toISOString()`'s own form, which every producer writes (`instantOf`). */
 const ISO_MS_RE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/**
+ * The instant of a string of `ISO_MS_RE`'s form whose fields name a real UTC time (a month's own
+ * days, a leap year's 29 February, hours to 23, no leap second), exactly as `toISOString()` writes
+ * it back; undefined otherwise, and for years before 100 (which `Date.UTC` would read as 19xx).
+ * Reading the digits costs a fraction of `new Date(at)` followed by the `toISOString()` round trip
+ * it replaces (about 1.3 µs a message).
+ */
+function instantOfIsoMs(at: string): number | undefined {
+  const num = (from: number, length: number): number => {
+    let v = 0;
+    for (let i = from; i < from + length; i++) v = v * 10 + at.charCodeAt(i) - 48;
+    return v;
+  };
+  const year = num(0, 4);
+  const month = num(5, 2);
+  const day = num(8, 2);
+  const hour = num(11, 2);
+  const minute = num(14, 2);
+  const second = num(17, 2);
+  if (year < 100 || month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59) return undefined;
+  const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+  if (day > (month === 2 && leap ? 29 : DAYS_IN_MONTH[month - 1])) return undefined;
+  return Date.UTC(year, month - 1, day, hour, minute, second, num(20, 3));
+}
+
 /**
  * `UsageDelta.fromMessage` for the stats consumer's hot path: a version-2 message with only the
  * contract's keys, an `at` exactly as `toISOString()` writes it and fields that obviously pass
@@ -163,19 +190,20 @@ export function usageDeltaOfMessage(raw: string | Buffer | Uint8Array): UsageDel
     let known = o['v'] === UsageDelta.version;
     for (const k in o) if (!WIRE_V2_KEYS.has(k)) known = false;
     const at = o['at'];
-    if (known && typeof at === 'string' && ISO_MS_RE.test(at)) {
+    const instant = known && typeof at === 'string' && ISO_MS_RE.test(at) ? instantOfIsoMs(at) : undefined;
+    if (instant !== undefined) {
       const d = {
         bucketId: o['bucketId'],
         bucket: o['bucket'],
         kind: o['kind'],
         bytes: o['bytes'],
-        at: new Date(at),
+        at: new Date(instant),
         source: o['source'],
         sourceHost: o['sourceHost'],
         eventId: o['eventId'],
       } as UsageDelta;
       if (o['objects'] !== undefined) d.objects = o['objects'] as number;
-      if (obviouslyValid(d) && d.at.toISOString() === at) return d;
+      if (obviouslyValid(d)) return d;
     }
   }
   return UsageDelta.fromMessage(text);
