@@ -207,7 +207,7 @@ function discardUnreadBody(req: S3Request): void {
 }
 
 /** The most of a refused request's body the gateway reads and discards to keep its connection. */
-export const DRAIN_UNREAD_BODY_MAX_BYTES = 64 * 1024 * 1024;
+const DRAIN_UNREAD_BODY_MAX_BYTES = 64 * 1024 * 1024;
 
 function expectsContinue(raw: IncomingMessage): boolean {
   return /^\s*100-continue\s*$/i.test(raw.headers.expect ?? '');
@@ -220,7 +220,7 @@ function expectsContinue(raw: IncomingMessage): boolean {
  * discards it before reading the next request). A longer or unframed rest closes the connection,
  * and so does a body that waits for a 100 Continue never sent: its client may never send it.
  */
-export function canDrainUnreadBody(raw: IncomingMessage, continued: boolean): boolean {
+function canDrainUnreadBody(raw: IncomingMessage, continued: boolean): boolean {
   if (raw.complete || raw.readableEnded) return true;
   if (expectsContinue(raw) && !continued) return false;
   const declared = raw.headers['content-length'];

@@ -27,7 +27,7 @@ import { takePage, TreeWalker } from './listing/tree-walker';
 import { MultipartCompletion, partRef } from './multipart-completion';
 import { uploadChecksumType } from './object-checksum';
 import { listPageSize } from './object-listings';
-import { copyPartOnce, PartFacts, partSealOf, SavePart } from './part-copier';
+import { copyPartOnce, PartFacts, partSealOf, SavedPart } from './part-copier';
 import { validateObjectTags } from './objects.service';
 import { decodeId, encodeId } from './version-ids';
 import type { BucketKey } from './version-data';
@@ -161,7 +161,7 @@ export class CassandraMultipartService implements MultipartService {
     blocks: BlockEntry[],
     facts: PartFacts,
     inFlight: BlockEntry[] = blocks,
-  ): Promise<{ part: Part; row: PartRow }> {
+  ): Promise<SavedPart> {
     const { vts, vid: pid } = this.store.newVid('object');
     const ref = partRef(upload.uploadId, partNumber, pid);
     try {
@@ -228,17 +228,11 @@ export class CassandraMultipartService implements MultipartService {
     const upload = await this.resolveUpload(bucket, input.key, input.uploadId);
     if (upload.completingVid) throw noSuchUpload(input.uploadId);
     const srcBucket = input.source.bucket === bucket.name ? bucket : await this.buckets.resolve(input.source.bucket);
-    let row: PartRow | undefined;
-    const save: SavePart = async (...args) => {
-      const saved = await this.savePart(...args);
-      row = saved.row;
-      return saved.part;
-    };
     for (let attempt = 0; ; attempt++) {
       try {
-        const part = await copyPartOnce(this.store, save, bucket, srcBucket, upload, input);
-        await this.keepIfUploadStands(bucket, upload, row!, input.uploadId);
-        return part;
+        const saved = await copyPartOnce(this.store, (...args) => this.savePart(...args), bucket, srcBucket, upload, input);
+        await this.keepIfUploadStands(bucket, upload, saved.row, input.uploadId);
+        return saved.part;
       } catch (e) {
         if (e instanceof BlockUnavailableError && attempt < 2) continue;
         if (e instanceof BlockUnavailableError) throw noSuchKey(input.source.key);

@@ -1,6 +1,6 @@
 import { Readable, Writable } from 'stream';
 import { pipeline } from 'stream/promises';
-import type { BlockEntry, UploadRow } from '@ostore/metastore/data-access';
+import type { BlockEntry, PartRow, UploadRow } from '@ostore/metastore/data-access';
 import { openBuffer, partDataKey } from '@ostore/s3/crypto';
 import type { ByteRange, ChecksumAlgorithm, CopySource, ObjectMeta, Part, PartEncryption, PartEncryptionOf } from './api';
 import { DigestTap, quotedEtag } from './checksums';
@@ -17,8 +17,14 @@ export interface PartFacts {
   checksums: Partial<Record<ChecksumAlgorithm, string>>;
 }
 
+/** A recorded part: what the client is answered, and its row. */
+export interface SavedPart {
+  part: Part;
+  row: PartRow;
+}
+
 /** Records a part whose blocks are stored (references, row, retiring older rows); `inFlight` are discarded if that fails. */
-export type SavePart = (bucket: BucketKey, upload: UploadRow, partNumber: number, blocks: BlockEntry[], facts: PartFacts, inFlight?: BlockEntry[]) => Promise<Part>;
+export type SavePart = (bucket: BucketKey, upload: UploadRow, partNumber: number, blocks: BlockEntry[], facts: PartFacts, inFlight?: BlockEntry[]) => Promise<SavedPart>;
 
 /**
  * The data key that seals the parts of `upload` (each under its part key, see partDataKey), asked
@@ -47,7 +53,7 @@ export async function copyPartOnce(
   srcBucket: BucketKey,
   upload: UploadRow,
   input: { key: string; partNumber: number; source: CopySource; range?: ByteRange; sourceDataKey?: Buffer; encryption?: PartEncryptionOf },
-): Promise<Part> {
+): Promise<SavedPart> {
   const src = input.source.versionId
     ? await store.findVersion(srcBucket.bucketId, input.source.key, input.source.versionId, { body: true })
     : await store.newest(srcBucket.bucketId, input.source.key, { body: true });
@@ -82,9 +88,9 @@ export async function copyPartOnce(
     try {
       const { stored, digests } = await store.storeBody(size > 0 ? readSource(range) : Readable.from([]), algorithms, undefined, seal && partDataKey(seal.dataKey, input.partNumber));
       const etag = seal?.etag ? seal.etag(digests.md5) : quotedEtag(digests.md5);
-      const part = await savePart(bucket, upload, input.partNumber, stored.blocks, { size: stored.size, etag, checksums: digests.checksums });
+      const saved = await savePart(bucket, upload, input.partNumber, stored.blocks, { size: stored.size, etag, checksums: digests.checksums });
       await store.recordUsage(bucket, 'copy', stored.size, 0, ticket);
-      return part;
+      return saved;
     } finally {
       ticket?.release();
     }
@@ -120,9 +126,9 @@ export async function copyPartOnce(
     throw e;
   }
   try {
-    const part = await savePart(bucket, upload, input.partNumber, blocks, { size, etag, checksums }, written);
+    const saved = await savePart(bucket, upload, input.partNumber, blocks, { size, etag, checksums }, written);
     await store.recordUsage(bucket, 'copy', size, 0, ticket);
-    return part;
+    return saved;
   } finally {
     ticket?.release();
   }
