@@ -23,6 +23,12 @@ export interface UploadRow {
   completingParts?: string;
   /** Completed: kept (whole row with a TTL) only to answer a retried completion. */
   completed: boolean;
+  /**
+   * Set anew (LWT) by each UploadPart that replaced a part and is about to drop the older rows of its
+   * number (migration 024); undefined until then. A completion claims only under the epoch it read
+   * before listing the parts.
+   */
+  partsEpoch?: string;
 }
 
 export interface PartRow {
@@ -38,7 +44,7 @@ export interface PartRow {
 }
 
 const UPLOAD_COLUMNS =
-  'bucket_id, parent, name, upload_id, initiated, owner_id, owner_name, storage_class, meta, checksum_algorithm, completing_vid, completing_parts, completed, checksum_type';
+  'bucket_id, parent, name, upload_id, initiated, owner_id, owner_name, storage_class, meta, checksum_algorithm, completing_vid, completing_parts, completed, checksum_type, parts_epoch';
 
 function uploadOf(r: Record<string, unknown>): UploadRow {
   return {
@@ -56,6 +62,7 @@ function uploadOf(r: Record<string, unknown>): UploadRow {
     completingParts: optStr(r['completing_parts']),
     completed: r['completed'] === true,
     checksumType: optStr(r['checksum_type']),
+    partsEpoch: optStr(r['parts_epoch']),
   };
 }
 
@@ -145,18 +152,35 @@ export class UploadsRepository {
   }
 
   /**
-   * Claims the upload for completion with `vid` unless already claimed; returns the claimed row
-   * (ours or the earlier claimer's), or undefined when the upload does not exist.
+   * Claims the upload for completion with `vid` unless already claimed, and only while its parts
+   * epoch is still `row.partsEpoch` (the one read before the plan's parts were listed). Returns the
+   * row after the attempt: claimed (ours or an earlier claimer's), unclaimed with a newer epoch (a
+   * replaced part's older rows are being dropped: plan again), or undefined when the upload does not exist.
    */
   async claimCompletion(row: UploadRow, vid: string, parts: string): Promise<UploadRow | undefined> {
     const rs = await this.client.execute(
       `UPDATE uploads SET completing_vid = ?, completing_parts = ?
        WHERE bucket_id = ? AND parent = ? AND name = ? AND upload_id = ?
-       IF owner_id = ? AND completing_vid = null`,
-      [vid, parts, row.bucketId, row.parent, row.name, row.uploadId, row.ownerId],
+       IF owner_id = ? AND completing_vid = null AND parts_epoch = ?`,
+      [vid, parts, row.bucketId, row.parent, row.name, row.uploadId, row.ownerId, row.partsEpoch ?? null],
     );
     if (rs.wasApplied()) return { ...row, completingVid: vid, completingParts: parts };
     return this.get(row.bucketId, row.parent, row.name, row.uploadId, true);
+  }
+
+  /**
+   * Sets a new parts epoch, only while the upload exists and no completion is claimed; returns
+   * whether it did. UploadPart calls it before dropping the rows its part replaced: a completion
+   * that listed the parts before this can then no longer claim with a plan naming one of them.
+   */
+  async newPartsEpoch(row: UploadRow, epoch: string): Promise<boolean> {
+    const rs = await this.client.execute(
+      `UPDATE uploads SET parts_epoch = ?
+       WHERE bucket_id = ? AND parent = ? AND name = ? AND upload_id = ?
+       IF owner_id = ? AND completing_vid = null`,
+      [epoch, row.bucketId, row.parent, row.name, row.uploadId, row.ownerId],
+    );
+    return rs.wasApplied();
   }
 
   /** Removes the upload row; with `onlyIfNotCompleting` it refuses an upload being completed. */
@@ -175,7 +199,7 @@ export class UploadsRepository {
    */
   async markCompleted(row: UploadRow, ttlSeconds: number): Promise<void> {
     await this.client.execute(
-      `INSERT INTO uploads (${UPLOAD_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, true, ?) USING TTL ?`,
+      `INSERT INTO uploads (${UPLOAD_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, true, ?, ?) USING TTL ?`,
       [
         row.bucketId,
         row.parent,
@@ -190,6 +214,7 @@ export class UploadsRepository {
         row.completingVid ?? null,
         row.completingParts ?? null,
         row.checksumType ?? null,
+        row.partsEpoch ?? null,
         ttlSeconds,
       ],
     );

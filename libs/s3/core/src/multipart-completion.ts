@@ -22,13 +22,16 @@ interface CompletionPlan {
 
 /** A completion whose version is not visible after this long is presumed dead; abort may undo it. */
 const STALE_COMPLETION_MS = 15 * 60 * 1000;
+/** Plans made before the claim is refused for good because parts keep being replaced (each replacement moves the epoch). */
+const MAX_PLAN_ATTEMPTS = 5;
 /** How long a completed upload answers retried completions. */
 const COMPLETED_TTL_SECONDS = 86400;
 
 /**
  * The completion protocol of multipart uploads, crash-safe and idempotent:
- *   1. validate, then claim the upload with an LWT storing the vid and the plan (which part rows);
- *      a racing or retried completion adopts the existing claim;
+ *   1. validate, then claim the upload with an LWT storing the vid and the plan (which part rows),
+ *      under the parts epoch read before the parts were listed (a part replaced meanwhile moves it,
+ *      and the plan is made again); a racing or retried completion adopts the existing claim;
  *   2. commit the version like a PUT (manifest, `v:<vid>` references, folders, one partition
  *      mutation) — every step idempotent, so a retry simply redoes them;
  *   3. release every part reference and part row, then rewrite the upload row as completed with
@@ -49,9 +52,13 @@ export class MultipartCompletion {
     // until the object is visible. A completion already under way (a retry) just finishes.
     let claim: { token: string } | undefined;
     try {
-      if (!upload.completingVid) {
+      // the plan is made from parts listed after `upload` (and its parts epoch) was read; a part
+      // replaced meanwhile moves the epoch and the claim is refused: plan again from the new row
+      for (let attempt = 0; !upload.completingVid; attempt++) {
+        if (attempt === MAX_PLAN_ATTEMPTS)
+          throw s3err('OperationAborted', 'The parts of this upload kept being replaced while it was completed. Please try again.');
         const plan = await this.plan(bucket, upload, input);
-        if (input.ifNoneMatch !== undefined || input.ifMatch !== undefined)
+        if (!claim && (input.ifNoneMatch !== undefined || input.ifMatch !== undefined))
           claim = await this.store.claimConditional(bucket, input.key, input.ifNoneMatch, input.ifMatch);
         const { vid } = this.store.newVid('object');
         const claimed = await this.ms.uploads.claimCompletion(upload, vid, JSON.stringify(plan));

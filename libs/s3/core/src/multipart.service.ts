@@ -1,3 +1,4 @@
+import { randomUUID } from 'crypto';
 import type { Readable } from 'stream';
 import { partDataKey } from '@ostore/s3/crypto';
 import type { ContextLogger } from '@ostore/shared/observability';
@@ -212,12 +213,16 @@ export class CassandraMultipartService implements MultipartService {
     throw noSuchUpload(uploadId);
   }
 
+  /**
+   * Drops the rows of `partNumber` older than its newest one. A completion may list the parts at any
+   * time, so the drop is fenced: a new parts epoch is set first (an LWT, refused once a completion is
+   * claimed: its plan may name one of these rows, and the completion or abort releases them), and a
+   * completion claims only under the epoch it read before listing (see MultipartCompletion.complete).
+   */
   private async retireOlderParts(bucket: BucketKey, upload: UploadRow, partNumber: number): Promise<void> {
     const rows = await this.ms.uploads.partRows(upload.uploadId, partNumber);
     if (rows.length < 2) return;
-    // a completion claimed meanwhile may have planned one of these rows: leave them to it
-    const now = await this.ms.uploads.get(upload.bucketId, upload.parent, upload.name, upload.uploadId);
-    if (!now || now.completingVid) return;
+    if (!(await this.ms.uploads.newPartsEpoch(upload, randomUUID()))) return;
     for (const old of rows.slice(1)) await this.completion.dropPartRow(bucket, old, true);
   }
 

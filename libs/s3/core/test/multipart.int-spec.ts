@@ -227,6 +227,67 @@ describe('multipart uploads against a real Cassandra', () => {
     expect(await bytes('late/src')).toEqual(pattern(150 * KiB, 3));
   });
 
+  /** Holds the next claim of a completion (after its plan was made) until `release`. */
+  const holdClaim = () => {
+    let reached!: () => void;
+    let release!: () => void;
+    const atClaim = new Promise<void>((r) => (reached = r));
+    const gate = new Promise<void>((r) => (release = r));
+    const claimCompletion = h.ms.uploads.claimCompletion.bind(h.ms.uploads);
+    const spy = jest.spyOn(h.ms.uploads, 'claimCompletion').mockImplementationOnce(async (...args) => {
+      reached();
+      await gate;
+      return claimCompletion(...args);
+    });
+    return { atClaim, release, restore: () => spy.mockRestore() };
+  };
+
+  it('a part replaced between a completion\'s plan and its claim: the claim is refused, the plan made again, and the upload stays usable', async () => {
+    const up = await create('late/replaced');
+    const uploadVid = await uploadVidOf('replaced');
+    const from = h.usage.length;
+    const first = await part('late/replaced', up.uploadId, 1, pattern(120 * KiB, 1));
+    // the completion names the first upload of part 1 and is held once its plan is made
+    const held = holdClaim();
+    const completing = s3code(
+      h.core.multipart.complete({ bucket: B, key: 'late/replaced', uploadId: up.uploadId, parts: [{ partNumber: 1, etag: first.etag }] }),
+    );
+    await held.atClaim;
+    // part 1 is uploaded again meanwhile: its older row (the one planned) is dropped
+    const second = await part('late/replaced', up.uploadId, 1, pattern(130 * KiB, 2));
+    held.release();
+    // planned again from the parts as they are now: the named ETag is no longer part 1's
+    expect((await completing).code).toBe('InvalidPart');
+    held.restore();
+    const rows = await h.ms.uploads.partRows(uploadVid, 1);
+    expect(rows.map((r) => r.etag)).toEqual([second.etag]);
+    // not left claimed: it completes with the part as it is now, and the object is that part
+    await h.core.multipart.complete({ bucket: B, key: 'late/replaced', uploadId: up.uploadId, parts: [{ partNumber: 1, etag: second.etag }] });
+    expect(await bytes('late/replaced')).toEqual(pattern(130 * KiB, 2));
+    expect(await partRefs(uploadVid)).toEqual([]);
+    expect(netBytes(from)).toBe(130 * KiB);
+  });
+
+  it('a part replaced between a completion\'s plan and its claim, the completion naming the new part: it completes with it', async () => {
+    const up = await create('late/renamed');
+    const uploadVid = await uploadVidOf('renamed');
+    const from = h.usage.length;
+    await part('late/renamed', up.uploadId, 1, pattern(120 * KiB, 3));
+    // the same bytes again: the same ETag, so the completion's list names both rows of part 1
+    const held = holdClaim();
+    const etag = `"${md5(pattern(120 * KiB, 3)).toString('hex')}"`;
+    const completing = h.core.multipart.complete({ bucket: B, key: 'late/renamed', uploadId: up.uploadId, parts: [{ partNumber: 1, etag }] });
+    await held.atClaim;
+    await part('late/renamed', up.uploadId, 1, pattern(120 * KiB, 3));
+    held.release();
+    await completing;
+    held.restore();
+    expect(await bytes('late/renamed')).toEqual(pattern(120 * KiB, 3));
+    expect(await h.ms.uploads.partRows(uploadVid, 1)).toEqual([]);
+    expect(await partRefs(uploadVid)).toEqual([]);
+    expect(netBytes(from)).toBe(120 * KiB);
+  });
+
   it('a completion that crashed before the object became visible is finished by its retry', async () => {
     const up = await create('crash/obj');
     const e1 = await part('crash/obj', up.uploadId, 1, pattern(110 * KiB, 4));

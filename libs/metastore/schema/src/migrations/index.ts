@@ -18,6 +18,7 @@ import { compactUsageEvents } from './018-compact-usage-events';
 import { folderFilterSalt } from './019-folder-filter-salt';
 import { folderTombstoneCompaction } from './020-folder-tombstone-compaction';
 import { checksumTypes } from './023-checksum-types';
+import { uploadPartsEpoch } from './024-upload-parts-epoch';
 
 /** Every migration, in version order. Append only: a landed migration is never edited. */
 export const migrations: Migration[] = [
@@ -40,4 +41,5 @@ export const migrations: Migration[] = [
   folderFilterSalt,
   folderTombstoneCompaction,
   checksumTypes,
+  uploadPartsEpoch,
 ];
