@@ -182,7 +182,8 @@ export async function main(argvIn: string[]): Promise<number> {
     only: takeOption(argv, '--only')?.split(','),
     label: takeOption(argv, '--label'),
     settleSec: Number(takeOption(argv, '--settle') ?? 120),
-    warmupMs: parseDuration(takeOption(argv, '--warmup') ?? '0s'),
+    // no --warmup: none (parseDuration takes positive durations only)
+    warmupMs: ((w) => (w === undefined ? 0 : parseDuration(w)))(takeOption(argv, '--warmup')),
     deleteRequests: Number(takeOption(argv, '--delete-requests') ?? 3),
   };
   if (!Number.isInteger(o.deleteRequests) || o.deleteRequests < 1) throw new Error(`--delete-requests: a whole number >= 1, got ${o.deleteRequests}`);
