@@ -229,10 +229,13 @@ export class AccuracySystem {
    *   pass read the uploads, the version after C: in neither);
    * - higher by at most what the steps in flight across the cut stored (a version or part with a
    *   timestamp before the cut whose delta is stamped at or after it: in both).
+   * With `converged`, only an answer whose cut lies past the bucket's last delta and its clients' last
+   * step is compared, and it must be exact (README: usage converges once the cut has moved past the
+   * last change).
    */
   async compare(
     bucket: string,
-    options: { cutFrom?: number; steps?: readonly Span[] } = {},
+    options: { cutFrom?: number; steps?: readonly Span[]; converged?: boolean } = {},
   ): Promise<Comparison | string> {
     if (!(await this.caughtUp())) return `not caught up: ${this.lag}`;
     const before = await this.recount(bucket);
@@ -248,7 +251,13 @@ export class AccuracySystem {
     const steps = (options.steps ?? []).filter((s) => s.bucket === bucket);
     const first = Math.min(...mine.map((d) => new Date(d.at).getTime()), ...steps.map((s) => s.startMs));
     const cut = stats.cut ? new Date(stats.cut).getTime() : undefined;
-    const exact = cut === undefined || cut <= first;
+    if (options.converged) {
+      // README "How exact": once the cut has moved past the bucket's last change, no error is left
+      const lastChange = Math.max(...mine.map((d) => new Date(d.at).getTime()), ...steps.map((s) => s.endMs));
+      if (cut === undefined || cut <= lastChange)
+        return `the cut ${stats.cut ?? '-'} is not yet past the bucket's last change at ${new Date(lastChange).toISOString()}`;
+    }
+    const exact = cut === undefined || cut <= first || options.converged === true;
     const passesEnd = exact || cut === undefined ? undefined : this.firstPassesEnd(cut);
     if (!exact && passesEnd === undefined)
       return `the scanner's first passes at the cut ${stats.cut} are not in its log yet`;
@@ -319,6 +328,8 @@ export class AccuracySystem {
     options: {
       timeoutMs?: number;
       cutFrom?: number;
+      /** Only a cut past the bucket's last change (delta or client step) is taken, and the answer must then be exact. */
+      converged?: boolean;
       steps?: readonly Span[];
       explain?: (bucket: string, cutMs: number) => string;
     } = {},
