@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'fs/promises';
 import { tmpdir } from 'os';
 import { join } from 'path';
 import { indexKey, LocalWindow } from './local-usage.entity';
-import { LocalUsageState } from './local-usage.state';
+import { LocalStateConflictError, LocalUsageState } from './local-usage.state';
 
 const START = Date.UTC(2026, 11, 1, 12);
 const uuids = (n: number) => Array.from({ length: n }, () => randomUUID());
@@ -105,5 +105,95 @@ describe('LocalUsageState dedup lookups', () => {
     expect(state.filtered.windows).toBe(1);
     await state.evict(indexKey(10, 'b1', START));
     expect(state.filtered).toEqual(expect.objectContaining({ windows: 0, bytes: 0 }));
+  });
+});
+
+/** The windows kept in memory beside LevelDB: the same answers, without reading LevelDB again. */
+describe('LocalUsageState windows in memory', () => {
+  const dirs: string[] = [];
+  const states: LocalUsageState[] = [];
+  async function open(dir?: string): Promise<LocalUsageState> {
+    const d = dir ?? (await mkdtemp(join(tmpdir(), 'ostore-local-windows-')));
+    if (!dir) dirs.push(d);
+    const s = await LocalUsageState.open(d);
+    states.push(s);
+    return s;
+  }
+  afterEach(async () => {
+    for (const s of states.splice(0)) await s.close().catch(() => undefined);
+    for (const d of dirs.splice(0)) await rm(d, { recursive: true, force: true });
+  });
+  const key = { bucketId: 'b1', start: START };
+
+  it('answers a window the process wrote without reading LevelDB, with what LevelDB holds', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'ostore-local-windows-'));
+    dirs.push(dir);
+    const state = await open(dir);
+    const first = win('b1', 3, 1);
+    await state.commit({ windows: [{ window: first, rebuilt: true, ids: uuids(3) }], marks: [] });
+    const lookups = state.windowLookups;
+    const [previous] = await state.windows([key]);
+    expect(previous).toEqual(first);
+    const next = win('b1', 5, 2);
+    await state.commit({ windows: [{ window: next, previous, rebuilt: false, ids: uuids(2) }], marks: [] });
+    expect(await state.windows([key])).toEqual([next]);
+    // the build's read, the commit's check and the read after: none went to LevelDB
+    expect(state.windowLookups).toBe(lookups);
+    await state.close();
+    const reopened = await open(dir);
+    expect(await reopened.windows([key, { bucketId: 'b2', start: START }])).toEqual([next, undefined]);
+  });
+
+  /** Holds the next LevelDB `getMany` of `state` once it has read, until `release`: a read that writes overtake. */
+  function holdNextRead(state: LocalUsageState) {
+    const db = (state as unknown as { db: { getMany: (keys: string[]) => Promise<(string | undefined)[]> } }).db;
+    const getMany = db.getMany.bind(db);
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const spy = jest.spyOn(db, 'getMany').mockImplementationOnce(async (keys: string[]) => {
+      const values = await getMany(keys);
+      await gate;
+      return values;
+    });
+    return { release, restore: () => spy.mockRestore() };
+  }
+
+  it('a read that an eviction overtakes neither fills the memory nor lets a batch build on the evicted window', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'ostore-local-windows-'));
+    dirs.push(dir);
+    let state = await open(dir);
+    await state.commit({ windows: [{ window: win('b1', 3, 7), rebuilt: true, ids: uuids(3) }], marks: [] });
+    await state.close();
+    // a fresh process: nothing in memory, so the read goes to LevelDB, and the eviction lands before it returns
+    state = await open(dir);
+    const held = holdNextRead(state);
+    const reading = state.windows([key]);
+    await state.evict(indexKey(7, 'b1', START));
+    held.release();
+    const [previous] = await reading;
+    held.restore();
+    expect(previous).toEqual(win('b1', 3, 7));
+    expect(await state.windows([key])).toEqual([undefined]);
+    await expect(
+      state.commit({ windows: [{ window: win('b1', 4, 8), previous, rebuilt: false, ids: ['x'] }], marks: [] }),
+    ).rejects.toThrow(LocalStateConflictError);
+  });
+
+  it('a read that a commit overtakes does not put the older value back', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'ostore-local-windows-'));
+    dirs.push(dir);
+    let state = await open(dir);
+    const first = win('b1', 3, 1);
+    await state.commit({ windows: [{ window: first, rebuilt: true, ids: uuids(3) }], marks: [] });
+    await state.close();
+    state = await open(dir);
+    const held = holdNextRead(state);
+    const reading = state.windows([key]);
+    const next = win('b1', 4, 2);
+    await state.commit({ windows: [{ window: next, previous: first, rebuilt: false, ids: ['y'] }], marks: [] });
+    held.release();
+    expect(await reading).toEqual([first]);
+    held.restore();
+    expect(await state.windows([key])).toEqual([next]);
   });
 });

@@ -41,6 +41,9 @@ export interface WindowIds {
   ids: readonly string[];
 }
 
+/** Most windows kept in memory beside the store (`windows`): a few hundred bytes each; past it the memory starts afresh. */
+export const CACHED_WINDOWS = 100_000;
+
 /** Default budget of the in-memory dedup filters (dedup-filter.ts): ~22 million ids. */
 export const DEDUP_FILTER_BYTES = 32 * 1024 * 1024;
 
@@ -85,6 +88,15 @@ export class LocalUsageState {
   private storeLookups = 0;
 
   private readonly filters: DedupFilters;
+  /**
+   * The stored value of windows read or written lately, exactly as LevelDB holds it (every write of
+   * a window goes through `commit` or `evict`, which keep it), so that a batch's two reads of its
+   * windows (the build's, and the commit's conflict check) usually skip LevelDB and the JSON parse.
+   */
+  private readonly cached = new Map<string, LocalWindow>();
+  /** Bumped after every write of windows: a read that a write overtook does not fill `cached`. */
+  private windowWrites = 0;
+  private windowReads = 0;
 
   private constructor(
     private readonly db: ClassicLevel<string, string>,
@@ -111,9 +123,10 @@ export class LocalUsageState {
     const sut = new LocalUsageState(db, dir, dedupFilterBytes);
     for await (const key of db.keys({ gte: 't|', lt: `t|${PREFIX_END}` })) {
       const { bucketId, start } = parseIndexKey(key);
-      const w = await sut.window(bucketId, start);
+      // read past the memory of windows: counting them all must not fill it
+      const v = await db.get(windowKey(bucketId, start));
       sut.windowCount++;
-      sut.eventCount += w?.events ?? 0;
+      sut.eventCount += v === undefined ? 0 : (JSON.parse(v) as LocalWindow).events;
     }
     return sut;
   }
@@ -129,13 +142,41 @@ export class LocalUsageState {
   }
 
   close(): Promise<void> {
+    this.cached.clear();
+    this.windowWrites++;
     return this.db.close();
   }
 
-  /** The windows' stored values, in order (undefined: none). */
+  /** The windows' stored values, in order (undefined: none). The values are shared: callers must not change them. */
   async windows(keys: readonly { bucketId: string; start: number }[]): Promise<(LocalWindow | undefined)[]> {
-    const values = await this.read(() => this.db.getMany(keys.map((k) => windowKey(k.bucketId, k.start))));
-    return values.map((v) => (v === undefined ? undefined : (JSON.parse(v) as LocalWindow)));
+    const out: (LocalWindow | undefined)[] = new Array(keys.length);
+    const missing: string[] = [];
+    const at: number[] = [];
+    keys.forEach((k, i) => {
+      const key = windowKey(k.bucketId, k.start);
+      const w = this.cached.get(key);
+      if (w) out[i] = w;
+      else {
+        missing.push(key);
+        at.push(i);
+      }
+    });
+    if (missing.length === 0) return out;
+    const writes = this.windowWrites;
+    this.windowReads += missing.length;
+    const values = await this.read(() => this.db.getMany(missing));
+    const fill = writes === this.windowWrites && this.cached.size + missing.length <= CACHED_WINDOWS;
+    values.forEach((v, j) => {
+      const w = v === undefined ? undefined : (JSON.parse(v) as LocalWindow);
+      out[at[j]] = w;
+      if (w && fill) this.cached.set(missing[j], w);
+    });
+    return out;
+  }
+
+  /** Windows read from LevelDB so far (the rest were answered from memory). */
+  get windowLookups(): number {
+    return this.windowReads;
   }
 
   private async window(bucketId: string, start: number): Promise<LocalWindow | undefined> {
@@ -209,7 +250,18 @@ export class LocalUsageState {
         for (const id of w.ids) ops.push({ type: 'put', key: prefix + id, value: '' });
       });
       for (const [p, m] of c.marks) ops.push({ type: 'put', key: partitionKey(p), value: JSON.stringify(m) });
-      await this.db.batch(ops as never);
+      try {
+        await this.db.batch(ops as never);
+      } catch (e) {
+        // what LevelDB holds now is not known for sure: the memory starts afresh
+        this.cached.clear();
+        throw e;
+      } finally {
+        // whatever the outcome, a read that started before now must not fill the memory
+        this.windowWrites++;
+      }
+      if (this.cached.size + c.windows.length > CACHED_WINDOWS) this.cached.clear();
+      for (const w of c.windows) this.cached.set(windowKey(w.window.bucketId, w.window.start), w.window);
     });
   }
 
@@ -234,12 +286,21 @@ export class LocalUsageState {
       const w = await this.window(bucketId, start);
       if (w && w.touchedAt === touchedAt) this.filters.drop(windowKey(bucketId, start));
       const batch = this.db.batch().del(index);
-      if (w && w.touchedAt === touchedAt) {
+      const evicted = w !== undefined && w.touchedAt === touchedAt;
+      if (evicted) {
         batch.del(windowKey(bucketId, start)).put(pendingKey(bucketId, start), '');
         this.windowCount--;
         this.eventCount -= w.events;
       }
-      await batch.write();
+      try {
+        await batch.write();
+      } finally {
+        // on a failure too: the next read asks LevelDB
+        if (evicted) {
+          this.cached.delete(windowKey(bucketId, start));
+          this.windowWrites++;
+        }
+      }
     });
   }
 
