@@ -124,13 +124,18 @@ describe('LocalUsageState windows in memory', () => {
     for (const d of dirs.splice(0)) await rm(d, { recursive: true, force: true });
   });
   const key = { bucketId: 'b1', start: START };
-
-  it('answers a window the process wrote without reading LevelDB, with what LevelDB holds', async () => {
+  /** A store of its own holding `w` (rebuilt, three dedup entries), open. */
+  async function storeWith(w: LocalWindow): Promise<{ dir: string; state: LocalUsageState }> {
     const dir = await mkdtemp(join(tmpdir(), 'ostore-local-windows-'));
     dirs.push(dir);
     const state = await open(dir);
+    await state.commit({ windows: [{ window: w, rebuilt: true, ids: uuids(3) }], marks: [] });
+    return { dir, state };
+  }
+
+  it('answers a window the process wrote without reading LevelDB, with what LevelDB holds', async () => {
     const first = win('b1', 3, 1);
-    await state.commit({ windows: [{ window: first, rebuilt: true, ids: uuids(3) }], marks: [] });
+    const { dir, state } = await storeWith(first);
     const lookups = state.windowLookups;
     const [previous] = await state.windows([key]);
     expect(previous).toEqual(first);
@@ -159,13 +164,10 @@ describe('LocalUsageState windows in memory', () => {
   }
 
   it('a read that an eviction overtakes neither fills the memory nor lets a batch build on the evicted window', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'ostore-local-windows-'));
-    dirs.push(dir);
-    let state = await open(dir);
-    await state.commit({ windows: [{ window: win('b1', 3, 7), rebuilt: true, ids: uuids(3) }], marks: [] });
-    await state.close();
+    const { dir, state: writer } = await storeWith(win('b1', 3, 7));
+    await writer.close();
     // a fresh process: nothing in memory, so the read goes to LevelDB, and the eviction lands before it returns
-    state = await open(dir);
+    const state = await open(dir);
     const held = holdNextRead(state);
     const reading = state.windows([key]);
     await state.evict(indexKey(7, 'b1', START));
@@ -180,13 +182,10 @@ describe('LocalUsageState windows in memory', () => {
   });
 
   it('a read that a commit overtakes does not put the older value back', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'ostore-local-windows-'));
-    dirs.push(dir);
-    let state = await open(dir);
     const first = win('b1', 3, 1);
-    await state.commit({ windows: [{ window: first, rebuilt: true, ids: uuids(3) }], marks: [] });
-    await state.close();
-    state = await open(dir);
+    const { dir, state: writer } = await storeWith(first);
+    await writer.close();
+    const state = await open(dir);
     const held = holdNextRead(state);
     const reading = state.windows([key]);
     const next = win('b1', 4, 2);
