@@ -175,6 +175,7 @@ function listBucket(bench: Bench, peer: Peer): string {
 
 export async function main(argvIn: string[]): Promise<number> {
   const argv = [...argvIn];
+  const warmup = takeOption(argv, '--warmup');
   const o: Options = {
     rounds: Number(takeOption(argv, '--rounds') ?? 3),
     phaseMs: parseDuration(takeOption(argv, '--phase-duration') ?? '10s'),
@@ -183,7 +184,7 @@ export async function main(argvIn: string[]): Promise<number> {
     label: takeOption(argv, '--label'),
     settleSec: Number(takeOption(argv, '--settle') ?? 120),
     // no --warmup: none (parseDuration takes positive durations only)
-    warmupMs: ((w) => (w === undefined ? 0 : parseDuration(w)))(takeOption(argv, '--warmup')),
+    warmupMs: warmup === undefined ? 0 : parseDuration(warmup),
     deleteRequests: Number(takeOption(argv, '--delete-requests') ?? 3),
   };
   if (!Number.isInteger(o.deleteRequests) || o.deleteRequests < 1) throw new Error(`--delete-requests: a whole number >= 1, got ${o.deleteRequests}`);

@@ -230,12 +230,12 @@ export class LocalUsageState {
       });
       for (const w of c.windows)
         if (w.rebuilt) await this.db.clear({ gte: eventsStart(w.window.bucketId, w.window.start), lt: eventsEnd(w.window.bucketId, w.window.start) });
+      const keys = c.windows.map((w) => windowKey(w.window.bucketId, w.window.start));
       // the filters take the new entries before they are written: until then they only over-answer, which is safe
-      for (const w of c.windows) {
-        const key = windowKey(w.window.bucketId, w.window.start);
-        if (w.rebuilt) this.filters.reset(key, w.ids);
-        else this.filters.add(key, w.ids);
-      }
+      c.windows.forEach((w, i) => {
+        if (w.rebuilt) this.filters.reset(keys[i], w.ids);
+        else this.filters.add(keys[i], w.ids);
+      });
       // one array batch: a single call into LevelDB for the whole commit (a chained batch makes one per entry)
       const ops: { type: 'put' | 'del'; key: string; value?: string }[] = [];
       c.windows.forEach((w, i) => {
@@ -244,7 +244,7 @@ export class LocalUsageState {
         if (old) ops.push({ type: 'del', key: indexKey(old.touchedAt, bucketId, start) });
         else this.windowCount++;
         this.eventCount += w.window.events - (old?.events ?? 0);
-        ops.push({ type: 'put', key: windowKey(bucketId, start), value: JSON.stringify(w.window) });
+        ops.push({ type: 'put', key: keys[i], value: JSON.stringify(w.window) });
         ops.push({ type: 'put', key: indexKey(w.window.touchedAt, bucketId, start), value: '' });
         const prefix = eventsStart(bucketId, start);
         for (const id of w.ids) ops.push({ type: 'put', key: prefix + id, value: '' });
@@ -261,7 +261,7 @@ export class LocalUsageState {
         this.windowWrites++;
       }
       if (this.cached.size + c.windows.length > CACHED_WINDOWS) this.cached.clear();
-      for (const w of c.windows) this.cached.set(windowKey(w.window.bucketId, w.window.start), w.window);
+      c.windows.forEach((w, i) => this.cached.set(keys[i], w.window));
     });
   }
 
@@ -284,11 +284,12 @@ export class LocalUsageState {
     return this.exclusive(async () => {
       const { touchedAt, bucketId, start } = parseIndexKey(index);
       const w = await this.window(bucketId, start);
-      if (w && w.touchedAt === touchedAt) this.filters.drop(windowKey(bucketId, start));
-      const batch = this.db.batch().del(index);
+      const key = windowKey(bucketId, start);
       const evicted = w !== undefined && w.touchedAt === touchedAt;
+      if (evicted) this.filters.drop(key);
+      const batch = this.db.batch().del(index);
       if (evicted) {
-        batch.del(windowKey(bucketId, start)).put(pendingKey(bucketId, start), '');
+        batch.del(key).put(pendingKey(bucketId, start), '');
         this.windowCount--;
         this.eventCount -= w.events;
       }
@@ -297,7 +298,7 @@ export class LocalUsageState {
       } finally {
         // on a failure too: the next read asks LevelDB
         if (evicted) {
-          this.cached.delete(windowKey(bucketId, start));
+          this.cached.delete(key);
           this.windowWrites++;
         }
       }
