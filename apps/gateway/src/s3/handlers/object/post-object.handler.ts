@@ -196,8 +196,11 @@ async function answerAfterDraining(raw: IncomingMessage, work: () => Promise<voi
 }
 
 function drain(raw: IncomingMessage): Promise<void> {
-  // the form reader's async iterator listens for 'readable', which would keep the stream paused
+  // the form reader's async iterator listens for 'readable', which would keep the stream paused;
+  // a header-signed request's body is piped into a hash verifier nobody reads any more, whose
+  // backpressure would pause it for good
   raw.removeAllListeners('readable');
+  raw.unpipe();
   return new Promise((resolve) => {
     let seen = 0;
     const done = () => {
