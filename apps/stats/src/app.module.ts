@@ -51,6 +51,8 @@ export function queueOptions(config: StatsConfig): QueueModuleOptions {
       sessionTimeoutMs,
       rebalanceTimeoutMs: sessionTimeoutMs,
       heartbeatIntervalMs: 3000,
+      maxWaitTimeMs: config.queue.fetchWaitMs,
+      minBytes: config.queue.fetchMinBytes,
       // the other replicas forward current-usage requests of this one's partitions there
       memberData: config.routing.advertisedUrl,
     },

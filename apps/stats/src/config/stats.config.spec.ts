@@ -8,7 +8,10 @@ describe(loadStatsConfig.name, () => {
       drainTimeoutMs: 10_000,
       batchSize: 10,
       partitionConcurrency: 3,
+      fetchWaitMs: 500,
+      fetchMinBytes: 256 * 1024,
     });
+    expect(loadStatsConfig({ STATS_FETCH_WAIT_MS: '50', STATS_FETCH_MIN_BYTES: '1' }).queue).toMatchObject({ fetchWaitMs: 50, fetchMinBytes: 1 });
     expect(sut.retention).toEqual({ eventsSeconds: 2 * 86_400, aggregatesSeconds: 400 * 86_400 });
   });
 

@@ -13,6 +13,14 @@ const schema = baseEnvSchema.extend({
   STATS_AGGREGATE_RETENTION_DAYS: envVar.int(400, 1, 7300),
   /** Most usage deltas handed to one batch (one write of events, one recomputation per touched window). */
   STATS_BATCH_SIZE: envVar.int(1000, 1, 100_000),
+  /**
+   * How long a fetch of the usage topic may wait for more deltas (up to STATS_FETCH_MIN_BYTES)
+   * before a batch starts: under a trickle over many buckets each touched window's aggregate is then
+   * written once for several deltas instead of once per delta. Current usage lags by at most this.
+   */
+  STATS_FETCH_WAIT_MS: envVar.int(500, 1, 10_000),
+  /** A fetch that has this many bytes of deltas answers at once (default ~1,000 deltas). */
+  STATS_FETCH_MIN_BYTES: envVar.int(256 * 1024, 1, 64 * 1024 * 1024),
   /** Partitions of the usage topic whose batches run at the same time in one stats process. */
   STATS_PARTITION_CONCURRENCY: envVar.int(3, 1, 1024),
   /** How often the scanner hosts' completed snapshots are combined (a new pass shows within this). */
@@ -50,6 +58,9 @@ export interface StatsConfig extends BaseConfig {
     drainTimeoutMs: number;
     batchSize: number;
     partitionConcurrency: number;
+    /** A fetch waits up to `fetchWaitMs` for `fetchMinBytes` of deltas. */
+    fetchWaitMs: number;
+    fetchMinBytes: number;
   };
   retention: { eventsSeconds: number; aggregatesSeconds: number };
   snapshots: { combineIntervalMs: number };
@@ -68,6 +79,8 @@ export function loadStatsConfig(env: Record<string, string | undefined> = proces
       drainTimeoutMs: Math.max(0, Math.floor((parsed.SHUTDOWN_TIMEOUT_MS - 5000) / 2)),
       batchSize: parsed.STATS_BATCH_SIZE,
       partitionConcurrency: parsed.STATS_PARTITION_CONCURRENCY,
+      fetchWaitMs: parsed.STATS_FETCH_WAIT_MS,
+      fetchMinBytes: parsed.STATS_FETCH_MIN_BYTES,
     },
     retention: {
       eventsSeconds: parsed.STATS_EVENT_RETENTION_DAYS * DAY_SECONDS,

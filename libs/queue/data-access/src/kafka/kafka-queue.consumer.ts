@@ -11,8 +11,16 @@ export interface KafkaQueueConsumerSettings extends QueueConsumerSettings {
   rebalanceTimeoutMs?: number;
   /** Default 3000; heartbeats are also sent while a long batch runs. */
   heartbeatIntervalMs?: number;
-  /** Fetch long-poll time when a partition has nothing new. Default 1000. */
+  /**
+   * Fetch long-poll time: how long the broker holds a fetch that has less than `minBytes` for it.
+   * Default 1000.
+   */
   maxWaitTimeMs?: number;
+  /**
+   * The least a fetch answers with unless `maxWaitTimeMs` runs out first. Default 1 (answer as soon
+   * as anything is there); more makes batches larger under a trickle, at up to `maxWaitTimeMs` of delay.
+   */
+  minBytes?: number;
   /**
    * A short string this member announces to its group (the userData of its member metadata),
    * e.g. the URL it answers on; any client reads it with `KafkaClient.groupAssignment`. The
@@ -98,6 +106,7 @@ class KafkaSubscription extends SubscriptionShell<KafkaQueueConsumerSettings> {
       rebalanceTimeout: this.settings.rebalanceTimeoutMs ?? 60_000,
       heartbeatInterval: this.settings.heartbeatIntervalMs ?? 3000,
       maxWaitTimeInMs: this.settings.maxWaitTimeMs ?? 1000,
+      minBytes: this.settings.minBytes ?? 1,
       allowAutoTopicCreation: false,
       ...(this.settings.memberData ? { partitionAssigners: [announcingRoundRobin(this.settings.memberData)] } : {}),
     });
