@@ -14,6 +14,11 @@ function randomChars(alphabet: string, n: number): string {
 }
 
 /** A 20-character AWS-style access key id (AKIA + 16 base32 characters). */
+/** The longest user id the admin API and the bootstrap user accept. */
+export const MAX_USER_ID_LENGTH = 64;
+/** The longest access key id the admin API and the bootstrap user accept. */
+export const MAX_ACCESS_KEY_ID_LENGTH = 128;
+
 export function generateAccessKeyId(): string {
   return `AKIA${randomChars(BASE32, 16)}`;
 }
@@ -58,6 +63,9 @@ export class CassandraUsersService implements UsersService {
   }
 
   async getUser(id: string): Promise<User | undefined> {
+    // a request can name any string (a grantee's id or e-mail address): one longer than any user
+    // id names no one, and is never sent as a key (Cassandra refuses keys over 64 KiB)
+    if (id.length > MAX_USER_ID_LENGTH) return undefined;
     const r = await this.ms.users.getUser(id);
     return r ? userOf(r) : undefined;
   }
@@ -96,6 +104,7 @@ export class CassandraUsersService implements UsersService {
   }
 
   async findAccessKey(accessKeyId: string): Promise<{ key: AccessKey; user: User } | undefined> {
+    if (accessKeyId.length > MAX_ACCESS_KEY_ID_LENGTH) return undefined;
     const key = await this.ms.users.getKey(accessKeyId);
     if (!key) return undefined;
     const user = await this.ms.users.getUser(key.userId);
