@@ -16,7 +16,8 @@ const schema = baseEnvSchema.extend({
   /**
    * How long a fetch of the usage topic may wait for more deltas (up to STATS_FETCH_MIN_BYTES)
    * before a batch starts: under a trickle over many buckets each touched window's aggregate is then
-   * written once for several deltas instead of once per delta. Current usage lags by at most this.
+   * written once for several deltas instead of once per delta. It adds at most this to how far
+   * current usage lags behind the deltas.
    */
   STATS_FETCH_WAIT_MS: envVar.int(500, 1, 10_000),
   /** A fetch that has this many bytes of deltas answers at once (default ~1,000 deltas). */

@@ -13,12 +13,12 @@ function randomChars(alphabet: string, n: number): string {
   return Array.from(randomBytes(n), (b) => alphabet[b & mask]).join('');
 }
 
-/** A 20-character AWS-style access key id (AKIA + 16 base32 characters). */
 /** The longest user id the admin API and the bootstrap user accept. */
 export const MAX_USER_ID_LENGTH = 64;
 /** The longest access key id the admin API and the bootstrap user accept. */
 export const MAX_ACCESS_KEY_ID_LENGTH = 128;
 
+/** A 20-character AWS-style access key id (AKIA + 16 base32 characters). */
 export function generateAccessKeyId(): string {
   return `AKIA${randomChars(BASE32, 16)}`;
 }
