@@ -7,7 +7,9 @@ export type QueueBackend = 'kafka' | 'cassandra';
 export const DEBUG_DAY_SECONDS = 10;
 export const DAY_MS = DEBUG_DAY_SECONDS * 1000;
 
-let nextPort = 30000 + Math.floor(Math.random() * 600) * 4;
+// management ports below the test stacks' slots (30000-31999, tools/stack/test-slots.cjs): a port
+// drawn in there once met a running stack's storage port (EADDRINUSE at the scanner's boot)
+let nextPort = 29000 + Math.floor(Math.random() * 200) * 4;
 
 /** A scanner or scheduler process with its management endpoint. */
 export class ManagedApp {
