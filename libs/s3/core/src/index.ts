@@ -6,7 +6,13 @@ export * from './usage';
 export { CassandraBucketsService } from './buckets.service';
 export { CassandraObjectsService } from './objects.service';
 export { CassandraMultipartService } from './multipart.service';
-export { CassandraUsersService, generateAccessKeyId, generateSecretAccessKey } from './users.service';
+export {
+  CassandraUsersService,
+  generateAccessKeyId,
+  generateSecretAccessKey,
+  MAX_ACCESS_KEY_ID_LENGTH,
+  MAX_USER_ID_LENGTH,
+} from './users.service';
 export { splitKey, joinKey, compareUtf8 } from './keys';
 export type { BucketKey } from './version-data';
 export { quotaOf, QuotaGuard, QuotaTicket, quotaExceeded } from './quota/quota-guard';
