@@ -89,7 +89,10 @@ export class AppModule {
         useFactory: (m: MetricsRegistry) => new StatsMetrics(m),
         inject: [MetricsRegistry],
       },
-      { provide: LocalUsageState, useFactory: () => LocalUsageState.open(config.local.dir) },
+      {
+        provide: LocalUsageState,
+        useFactory: () => LocalUsageState.open(config.local.dir, { writeBufferSize: config.local.writeBufferBytes }),
+      },
       {
         provide: LocalStateCleanup,
         useFactory: (local: LocalUsageState, clock: Clock, m: StatsMetrics) =>

@@ -17,7 +17,15 @@ describe(loadStatsConfig.name, () => {
 
   it('reads the local store directory and its retention (seconds to ms)', () => {
     const sut = loadStatsConfig({ STATS_DATA_DIR: '/var/lib/ostore/stats', STATS_LOCAL_RETENTION_SECONDS: '60' });
-    expect(sut.local).toEqual({ dir: '/var/lib/ostore/stats', retentionMs: 60_000, intervalMs: 300_000, batchSize: 1000 });
+    expect(sut.local).toEqual({
+      dir: '/var/lib/ostore/stats',
+      retentionMs: 60_000,
+      intervalMs: 300_000,
+      batchSize: 1000,
+      writeBufferBytes: 64 * 1024 * 1024,
+    });
+    expect(loadStatsConfig({ STATS_LOCAL_WRITE_BUFFER_BYTES: '8388608' }).local.writeBufferBytes).toBe(8 * 1024 * 1024);
+    expect(() => loadStatsConfig({ STATS_LOCAL_WRITE_BUFFER_BYTES: '4096' })).toThrow(/STATS_LOCAL_WRITE_BUFFER_BYTES/);
   });
 
   it('names every bad variable', () => {

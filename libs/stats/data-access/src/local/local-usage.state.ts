@@ -44,6 +44,13 @@ export interface WindowIds {
 /** Most windows kept in memory beside the store (`windows`): a few hundred bytes each; past it the memory starts afresh. */
 export const CACHED_WINDOWS = 100_000;
 
+/**
+ * Default size of LevelDB's write buffer (its memtable; up to twice this in memory while one is written out). LevelDB's
+ * own 4 MiB makes a table file per ~40,000 dedup entries, and merging those files down the levels grew to a quarter of
+ * the write path's CPU once the store held a million entries (tools/bench/stats/RECORD-RESULTS.md, 2026-12-05 14:30).
+ */
+export const LOCAL_WRITE_BUFFER_BYTES = 64 * 1024 * 1024;
+
 /** Default budget of the in-memory dedup filters (dedup-filter.ts): ~22 million ids. */
 export const DEDUP_FILTER_BYTES = 32 * 1024 * 1024;
 
@@ -108,7 +115,7 @@ export class LocalUsageState {
 
   /**
    * Opens (creating) the store in `dir` and counts its entries. `writeBufferSize`: bytes LevelDB
-   * keeps in its log and memtable before writing a table file (LevelDB's default, 4 MiB, unless set).
+   * keeps in its log and memtable before writing a table file (LOCAL_WRITE_BUFFER_BYTES unless set).
    * `dedupFilterBytes`: memory for the in-memory filters in front of the dedup entries (0: none,
    * every lookup goes to LevelDB).
    */
@@ -117,8 +124,8 @@ export class LocalUsageState {
     options: { writeBufferSize?: number; dedupFilterBytes?: number } = {},
   ): Promise<LocalUsageState> {
     await mkdir(dir, { recursive: true });
-    const { dedupFilterBytes = DEDUP_FILTER_BYTES, ...levelOptions } = options;
-    const db = new ClassicLevel<string, string>(dir, { keyEncoding: 'utf8', valueEncoding: 'utf8', ...levelOptions });
+    const { dedupFilterBytes = DEDUP_FILTER_BYTES, writeBufferSize = LOCAL_WRITE_BUFFER_BYTES } = options;
+    const db = new ClassicLevel<string, string>(dir, { keyEncoding: 'utf8', valueEncoding: 'utf8', writeBufferSize });
     await db.open();
     const sut = new LocalUsageState(db, dir, dedupFilterBytes);
     for await (const key of db.keys({ gte: 't|', lt: `t|${PREFIX_END}` })) {
