@@ -247,28 +247,26 @@ export class LocalUsageState {
       // array form's per-entry work (classic-level reads each op's type, key and value as properties, after
       // abstract-level has cloned the op); one LevelDB write for the whole commit either way
       let batch: ReturnType<typeof this.db.batch> | undefined;
-      let writing = false;
       try {
-        const b = (batch = this.db.batch());
-        c.windows.forEach((w, i) => {
-          const { bucketId, start } = w.window;
+        batch = this.db.batch();
+        for (let i = 0; i < c.windows.length; i++) {
+          const { window: w, ids } = c.windows[i];
           const old = stored[i];
-          if (old) b.del(indexKey(old.touchedAt, bucketId, start));
-          b.put(keys[i], JSON.stringify(w.window));
-          b.put(indexKey(w.window.touchedAt, bucketId, start), '');
-          const prefix = eventsStart(bucketId, start);
-          for (const id of w.ids) b.put(prefix + id, '');
-        });
-        for (const [p, m] of c.marks) b.put(partitionKey(p), JSON.stringify(m));
-        writing = true;
-        await b.write();
+          if (old) batch.del(indexKey(old.touchedAt, w.bucketId, w.start));
+          batch.put(keys[i], JSON.stringify(w));
+          batch.put(indexKey(w.touchedAt, w.bucketId, w.start), '');
+          const prefix = eventsStart(w.bucketId, w.start);
+          for (const id of ids) batch.put(prefix + id, '');
+        }
+        for (const [p, m] of c.marks) batch.put(partitionKey(p), JSON.stringify(m));
+        await batch.write();
         c.windows.forEach((w, i) => {
           if (!stored[i]) this.windowCount++;
           this.eventCount += w.window.events - (stored[i]?.events ?? 0);
         });
       } catch (e) {
-        // a batch that never reached its write still holds native memory
-        if (batch && !writing) await batch.close().catch(() => undefined);
+        // frees a batch that never reached its write (after a write, closing is a no-op)
+        await batch?.close().catch(() => undefined);
         // what LevelDB holds now is not known for sure: the memory starts afresh
         this.cached.clear();
         throw e;
