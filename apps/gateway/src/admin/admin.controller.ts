@@ -17,7 +17,14 @@ import {
 import type { IncomingMessage } from 'http';
 import { createHash, timingSafeEqual } from 'crypto';
 import type { UsersService } from '@ostore/s3/core';
-import { MAX_ACCESS_KEY_ID_LENGTH, MAX_USER_ID_LENGTH, S3DomainError, USERS_SERVICE } from '@ostore/s3/core';
+import {
+  ACCESS_KEY_ID_PATTERN,
+  MAX_ACCESS_KEY_ID_LENGTH,
+  MAX_USER_ID_LENGTH,
+  S3DomainError,
+  USER_ID_PATTERN,
+  USERS_SERVICE,
+} from '@ostore/s3/core';
 import { JsonLogger } from '@ostore/shared/observability';
 import { GATEWAY_CONFIG } from '../s3/tokens';
 import type { GatewayConfig } from '../config/gateway.config';
@@ -48,7 +55,6 @@ export class AdminTokenGuard implements CanActivate {
   }
 }
 
-const ACCESS_KEY_ID = new RegExp(`^[A-Za-z0-9]{16,${MAX_ACCESS_KEY_ID_LENGTH}}$`);
 /** Secrets of 16 to 128 printable ASCII characters without spaces (AWS's are 40). */
 const SECRET_ACCESS_KEY = /^[\x21-\x7e]{16,128}$/;
 
@@ -57,13 +63,11 @@ function givenKeyPair(body: { accessKeyId?: unknown; secretAccessKey?: unknown }
   const { accessKeyId, secretAccessKey } = body ?? {};
   if (accessKeyId === undefined && secretAccessKey === undefined) return undefined;
   if (accessKeyId === undefined || secretAccessKey === undefined) throw new BadRequestException('accessKeyId and secretAccessKey go together');
-  if (typeof accessKeyId !== 'string' || !ACCESS_KEY_ID.test(accessKeyId)) throw new BadRequestException(`accessKeyId must be 16-${MAX_ACCESS_KEY_ID_LENGTH} letters or digits`);
+  if (typeof accessKeyId !== 'string' || !ACCESS_KEY_ID_PATTERN.test(accessKeyId)) throw new BadRequestException(`accessKeyId must be 16-${MAX_ACCESS_KEY_ID_LENGTH} letters or digits`);
   if (typeof secretAccessKey !== 'string' || !SECRET_ACCESS_KEY.test(secretAccessKey))
     throw new BadRequestException('secretAccessKey must be 16-128 printable ASCII characters without spaces');
   return { accessKeyId, secretAccessKey };
 }
-
-const USER_ID = new RegExp(`^[A-Za-z0-9._@-]{1,${MAX_USER_ID_LENGTH}}$`);
 
 /** Users and access keys. Secrets appear only in the response that creates them, never in logs. */
 @Controller('admin')
@@ -80,7 +84,7 @@ export class AdminController {
 
   @Post('users')
   async createUser(@Body() body: { id?: string; displayName?: string; accessKeyId?: string; secretAccessKey?: string }) {
-    if (!body?.id || !USER_ID.test(body.id)) throw new BadRequestException(`id must be 1-${MAX_USER_ID_LENGTH} of A-Z a-z 0-9 . _ @ -`);
+    if (!body?.id || !USER_ID_PATTERN.test(body.id)) throw new BadRequestException(`id must be 1-${MAX_USER_ID_LENGTH} of A-Z a-z 0-9 . _ @ -`);
     const keyPair = givenKeyPair(body);
     const user = await this.call(() => this.users.createUser({ id: body.id!, displayName: body.displayName ?? body.id! }));
     const key = await this.call(() => this.users.createAccessKey(user.id, keyPair));

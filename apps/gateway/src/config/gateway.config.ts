@@ -2,7 +2,7 @@ import { readFileSync } from 'fs';
 import { ConfigError, envVar, parseEnv, z } from '@ostore/shared/config';
 import { USAGE_DELTA_MODES, UsageConfig, usageConfigOf } from '@ostore/queue/data-access';
 import { BaseConfig, baseEnvSchema, toBaseConfig } from '@ostore/shared/runtime';
-import { MAX_ACCESS_KEY_ID_LENGTH, MAX_USER_ID_LENGTH } from '@ostore/s3/core';
+import { ACCESS_KEY_ID_PATTERN, MAX_ACCESS_KEY_ID_LENGTH, MAX_USER_ID_LENGTH, USER_ID_PATTERN } from '@ostore/s3/core';
 import { SSE_ENV, SseConfig, sseConfigOf } from './sse.config';
 
 /** Words that mark a token copied from an example rather than generated (e.g. `REPLACE-ME-with-a-long-random-token`). */
@@ -68,11 +68,11 @@ const schema = baseEnvSchema
     /** A user + key created at start if missing (local development, first admin). */
     S3_BOOTSTRAP_USER: z
       .string()
-      .regex(new RegExp(`^[A-Za-z0-9._@-]{1,${MAX_USER_ID_LENGTH}}$`), `must be 1-${MAX_USER_ID_LENGTH} of A-Z a-z 0-9 . _ @ -`)
+      .regex(USER_ID_PATTERN, `must be 1-${MAX_USER_ID_LENGTH} of A-Z a-z 0-9 . _ @ -`)
       .optional(),
     S3_BOOTSTRAP_ACCESS_KEY_ID: z
       .string()
-      .regex(new RegExp(`^[A-Za-z0-9]{16,${MAX_ACCESS_KEY_ID_LENGTH}}$`), `must be 16-${MAX_ACCESS_KEY_ID_LENGTH} letters or digits`)
+      .regex(ACCESS_KEY_ID_PATTERN, `must be 16-${MAX_ACCESS_KEY_ID_LENGTH} letters or digits`)
       .optional(),
     S3_BOOTSTRAP_SECRET_ACCESS_KEY: z.string().min(16, 'must be at least 16 characters').optional(),
     /** Bearer token of the admin HTTP API; the API is off without it (or ADMIN_TOKEN_FILE). */

@@ -12,6 +12,8 @@ export {
   generateSecretAccessKey,
   MAX_ACCESS_KEY_ID_LENGTH,
   MAX_USER_ID_LENGTH,
+  USER_ID_PATTERN,
+  ACCESS_KEY_ID_PATTERN,
 } from './users.service';
 export { splitKey, joinKey, compareUtf8 } from './keys';
 export type { BucketKey } from './version-data';

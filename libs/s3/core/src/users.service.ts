@@ -17,6 +17,10 @@ function randomChars(alphabet: string, n: number): string {
 export const MAX_USER_ID_LENGTH = 64;
 /** The longest access key id the admin API and the bootstrap user accept. */
 export const MAX_ACCESS_KEY_ID_LENGTH = 128;
+/** A user id the admin API and the bootstrap user accept: 1 to MAX_USER_ID_LENGTH of A-Z a-z 0-9 . _ @ - */
+export const USER_ID_PATTERN = new RegExp(`^[A-Za-z0-9._@-]{1,${MAX_USER_ID_LENGTH}}$`);
+/** An access key id the admin API and the bootstrap user accept: 16 to MAX_ACCESS_KEY_ID_LENGTH letters or digits. */
+export const ACCESS_KEY_ID_PATTERN = new RegExp(`^[A-Za-z0-9]{16,${MAX_ACCESS_KEY_ID_LENGTH}}$`);
 
 /** A 20-character AWS-style access key id (AKIA + 16 base32 characters). */
 export function generateAccessKeyId(): string {
