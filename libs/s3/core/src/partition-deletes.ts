@@ -5,6 +5,7 @@ import type { BucketKey } from './bucket-key';
 import { splitKey } from './keys';
 import { NULL_VERSION_ID, publicVersionIdOf } from './version-ids';
 import { newVersionRow } from './version-mapping';
+import { staleNullRows } from './null-rows';
 
 /** Most keys of one directory partition read and written together (one `IN` read, one batch). */
 export const PARTITION_DELETE_CHUNK = 250;
@@ -104,7 +105,7 @@ export class PartitionDeletes {
         ),
       ),
       isNull
-        ? this.convergeNulls(bucket, parent, targets).catch((err: unknown) =>
+        ? this.convergeNulls(bucket, parent, rows).catch((err: unknown) =>
             this.log.warn('null version cleanup failed; the next write of the key retries it', {
               bucket: bucket.name,
               parent,
@@ -119,13 +120,17 @@ export class PartitionDeletes {
     return names.map((n) => ({ versionId: isNull ? NULL_VERSION_ID : publicVersionIdOf(byName.get(n)!), deleteMarker: true }));
   }
 
-  /** VersionStore.convergeNulls for the keys `names` of one partition: one read, one batch of removals. */
-  private async convergeNulls(bucket: BucketKey, parent: string, names: string[]): Promise<void> {
-    const nulls = await this.ms.versions.nullRowsOfNames(bucket.bucketId, parent, names);
+  /**
+   * VersionStore.convergeNulls for the keys of one partition whose null rows `own` were just
+   * written: one read, one batch of removals.
+   */
+  private async convergeNulls(bucket: BucketKey, parent: string, own: readonly VersionRow[]): Promise<void> {
+    const ownByName = new Map(own.map((r) => [r.name, r]));
+    const nulls = await this.ms.versions.nullRowsOfNames(bucket.bucketId, parent, [...ownByName.keys()]);
     const single: NullRowRef[] = [];
     const several: NullRowRef[][] = [];
-    for (const refs of nulls.values()) {
-      const stale = refs.slice(1);
+    for (const [name, refs] of nulls) {
+      const stale = staleNullRows(refs, ownByName.get(name));
       if (stale.length === 1 && stale[0].summary) single.push(stale[0]);
       else if (stale.length > 0) several.push(stale);
     }

@@ -25,6 +25,7 @@ import { BucketKey, VersionData } from './version-data';
 import { blockRefs, indexEntryOf, metaRowOf, newVersionRow, versionRef } from './version-mapping';
 import { checkWriteCondition } from './write-conditions';
 import { PartitionDeletes } from './partition-deletes';
+import { staleNullRows } from './null-rows';
 
 export type { BucketKey } from './version-data';
 
@@ -221,7 +222,7 @@ export class VersionStore extends VersionData {
           )
         : undefined,
       spec.isNull && !spec.deferNullConvergence
-        ? this.convergeNulls(spec.bucket, parent, name).catch((err: unknown) =>
+        ? this.convergeNulls(spec.bucket, parent, name, row).catch((err: unknown) =>
             this.log.warn('null version cleanup failed; the next write of the key retries it', {
               bucket: spec.bucket.name,
               key: spec.key,
@@ -240,9 +241,12 @@ export class VersionStore extends VersionData {
    * row (each read follows its own landing, so one of them sees the other's row too); the one
    * seeing more reads each row first, and finds it gone if the other removed it, so a removal
    * is reported once, as when every row was read.
+   *
+   * `own` is the row the caller just wrote: it counts as the newest even when the read no longer
+   * finds it (a ghost whose TTL ran out before the read), see staleNullRows.
    */
-  async convergeNulls(bucket: BucketKey, parent: string, name: string): Promise<void> {
-    const stale = (await this.ms.versions.nullRows(bucket.bucketId, parent, name)).slice(1);
+  async convergeNulls(bucket: BucketKey, parent: string, name: string, own?: VersionLocator): Promise<void> {
+    const stale = staleNullRows(await this.ms.versions.nullRows(bucket.bucketId, parent, name), own);
     for (const ref of stale) {
       const { summary, ...loc } = ref;
       await this.removeVersion(bucket, stale.length === 1 && summary ? ref : loc, true);
