@@ -5,8 +5,8 @@ import { resultsDir } from '../harness/results';
 import { gitCommit, machineInfo } from '../lib/machine';
 import { median } from '../lib/median';
 
-/** The two systems of the side-by-side bench. */
-export type PeerName = 'OStore' | 'MinIO';
+/** The systems of the side-by-side bench: OStore and MinIO, and with `--ab-gateway-env` a second OStore gateway. */
+export type PeerName = 'OStore' | 'MinIO' | 'OStore-B';
 
 /** One phase of one round against one peer. */
 export interface PhaseRun {
@@ -43,7 +43,7 @@ const TITLES: Record<string, { title: string; goal?: number }> = {
 };
 
 /** Processes whose CPU counts for a peer. */
-const PROCESSES: Record<PeerName, string[]> = { OStore: ['gateway', 'cassandra', 'kafka'], MinIO: ['minio'] };
+const PROCESSES: Record<PeerName, string[]> = { OStore: ['gateway', 'cassandra', 'kafka'], MinIO: ['minio'], 'OStore-B': ['gateway', 'cassandra', 'kafka'] };
 
 const f = (x: number, d = 1) => (Number.isFinite(x) ? x.toFixed(d) : '—');
 
@@ -96,10 +96,50 @@ export function renderVersus(runs: PhaseRun[]): string[] {
   return [
     ...md,
     '',
+    ...renderAb(runs),
     'CPU ms per operation (medians over rounds; from /proc, each process with its children). "Incl. its compaction tail": Cassandra\'s CPU from the phase\'s start until its compactions settled after it (`--settle`), so the compactions a PUT phase causes count for the PUTs and not for the phase after it:',
     '',
     ...cpu,
   ];
+}
+
+/**
+ * OStore-B (the second gateway of `--ab-gateway-env`) against OStore in the same run: rates,
+ * the median of the per-round ratios B ÷ A, and CPU ms per operation of each OStore process
+ * (Cassandra with its compaction tail), A → B. Nothing without B's phases.
+ */
+export function renderAb(runs: PhaseRun[]): string[] {
+  if (!runs.some((r) => r.peer === 'OStore-B')) return [];
+  const md = [
+    'A/B in this run: OStore-B (the second gateway, `--ab-gateway-env`) against OStore (A). Ratios are B ÷ A (> 1: B faster); CPU ms per operation A → B (medians over rounds):',
+    '',
+    '| phase | A ops/s | B ops/s | median of round ratios B ÷ A | gateway | Cassandra incl. tail | Kafka | OStore total | rounds |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+  ];
+  for (const phase of Object.keys(TITLES)) {
+    const a = runs.filter((r) => r.phase === phase && r.peer === 'OStore');
+    const b = runs.filter((r) => r.phase === phase && r.peer === 'OStore-B');
+    const rounds = [...new Set(a.map((r) => r.round))].filter((k) => b.some((x) => x.round === k));
+    if (rounds.length === 0) continue;
+    const ratios = rounds.map((k) => b.find((r) => r.round === k)!.opsPerSec / a.find((r) => r.round === k)!.opsPerSec);
+    const cpuOf = (rs: PhaseRun[]) => {
+      const c = rs.map(cpuMsPerOp);
+      const tailed = rs.map(cassandraWithTailMsPerOp);
+      return {
+        gateway: median(c.map((x) => x['gateway'])),
+        cassandra: median(tailed),
+        kafka: median(c.map((x) => x['kafka'])),
+        total: median(rs.map((_, i) => c[i]['gateway'] + tailed[i] + c[i]['kafka'])),
+      };
+    };
+    const ca = cpuOf(a);
+    const cb = cpuOf(b);
+    const pair = (k: keyof typeof ca) => `${f(ca[k], 3)} → ${f(cb[k], 3)}`;
+    md.push(
+      `| ${phase} | ${f(median(a.map((r) => r.opsPerSec)))} | ${f(median(b.map((r) => r.opsPerSec)))} | ${f(median(ratios), 2)} (${ratios.map((x) => f(x, 2)).join(', ')}) | ${pair('gateway')} | ${pair('cassandra')} | ${pair('kafka')} | ${pair('total')} | ${rounds.length} |`,
+    );
+  }
+  return [...md, ''];
 }
 
 /** Writes <date>-vs-minio[.<label>].{md,json} under `--out` (else tools/bench/results), rewritten after every phase. */

@@ -8,12 +8,20 @@
  * phase's own (beside the in-phase figure), so a phase never pays for the compactions of the one
  * before it. Results: tools/bench/results/<date>-vs-minio.{md,json} (see versus-report.ts); with
  * `--label L`, <date>-vs-minio.L.{md,json}, so an experiment never replaces the standard run.
+ *
+ * `--ab-gateway-env NAME=value` (repeatable) adds a third peer, "OStore-B": a second gateway on
+ * the same stack and keyspace with that environment on top of the first one's, so that a change
+ * behind a switch is compared with the build it would replace in the same run, phase by phase
+ * (the box's drift between runs is larger than most single changes). The three peers take turns
+ * going first (round k starts with peer k mod 3); the report adds a B ÷ A table.
  */
 import { join } from 'path';
+import { rmSync } from 'fs';
 import { loadavg } from 'os';
 import { S3Client } from '@aws-sdk/client-s3';
 import { Bench, log, REGION, WORK_DIR } from '../harness/bench';
 import { startEnvironment } from '../harness/environment';
+import { GatewayProcess } from '../lib/gateway';
 import { parseArgs, takeOption } from '../lib/args';
 import { ensureBucket, sdkClient } from '../lib/sdk-load';
 import { parseDuration } from '../lib/units';
@@ -51,6 +59,19 @@ interface Options {
   warmupMs: number;
   /** DeleteObjects requests of 1,000 keys per peer and round (`--delete-requests`). */
   deleteRequests: number;
+  /** The environment of the second OStore gateway (`--ab-gateway-env`, repeatable); none: no OStore-B. */
+  abGatewayEnv?: Record<string, string>;
+}
+
+/** Every `--ab-gateway-env NAME=value` of argv (taken out of it). */
+function takeAbEnv(argv: string[]): Record<string, string> | undefined {
+  const out: Record<string, string> = {};
+  for (let v = takeOption(argv, '--ab-gateway-env'); v !== undefined; v = takeOption(argv, '--ab-gateway-env')) {
+    const eq = v.indexOf('=');
+    if (eq < 1) throw new Error(`--ab-gateway-env: NAME=value, got ${v}`);
+    out[v.slice(0, eq)] = v.slice(eq + 1);
+  }
+  return Object.keys(out).length > 0 ? out : undefined;
 }
 
 /**
@@ -173,6 +194,16 @@ function listBucket(bench: Bench, peer: Peer): string {
   return `vs-${bench.bucketTag}-${peer.name.toLowerCase()}-list`;
 }
 
+/** A phase's CPU as its peer's own: OStore-B's gateway is reported under `gateway` (the idle first gateway is left out). */
+function asPeer<T extends { cpuSec: Record<string, number> }>(peer: Peer, r: T): T {
+  if (peer.name !== 'OStore-B') {
+    const { 'gateway-b': _b, ...rest } = r.cpuSec;
+    return { ...r, cpuSec: rest };
+  }
+  const { gateway: _a, 'gateway-b': b, ...rest } = r.cpuSec;
+  return { ...r, cpuSec: { ...rest, gateway: b ?? NaN } };
+}
+
 export async function main(argvIn: string[]): Promise<number> {
   const argv = [...argvIn];
   const warmup = takeOption(argv, '--warmup');
@@ -186,6 +217,7 @@ export async function main(argvIn: string[]): Promise<number> {
     // no --warmup: none (parseDuration takes positive durations only)
     warmupMs: warmup === undefined ? 0 : parseDuration(warmup),
     deleteRequests: Number(takeOption(argv, '--delete-requests') ?? 3),
+    abGatewayEnv: takeAbEnv(argv),
   };
   if (!Number.isInteger(o.deleteRequests) || o.deleteRequests < 1) throw new Error(`--delete-requests: a whole number >= 1, got ${o.deleteRequests}`);
   if (!Number.isFinite(o.settleSec) || o.settleSec < 0) throw new Error(`--settle: seconds >= 0, got ${o.settleSec}`);
@@ -198,15 +230,32 @@ export async function main(argvIn: string[]): Promise<number> {
   const env = await startEnvironment(bench);
   const minio = new MinioProcess(minioBin, join(WORK_DIR, bench.runStamp, 'minio-data'), join(WORK_DIR, bench.runStamp, 'minio.log'));
   const runs: PhaseRun[] = [];
+  let gatewayB: GatewayProcess | undefined;
   try {
     await minio.start();
     log(`minio: ready at ${minio.endpoint} (pid ${minio.pid})`);
     const t = env.target;
+    if (o.abGatewayEnv) {
+      if (!env.gateway) throw new Error('--ab-gateway-env needs a gateway started by the bench (not --endpoint)');
+      const a = env.gateway.options;
+      gatewayB = new GatewayProcess({
+        ...a,
+        blockDir: `${a.blockDir}-b`,
+        logFile: join(WORK_DIR, bench.runStamp, 'gateway-b.log'),
+        extraEnv: { ...a.extraEnv, ...o.abGatewayEnv },
+      });
+      await gatewayB.start();
+      log(`gateway B: ready at ${gatewayB.endpoint} (pid ${gatewayB.pid}, ${Object.entries(o.abGatewayEnv).map(([k, v]) => `${k}=${v}`).join(' ')})`);
+    }
     const peers: Peer[] = [
       { name: 'OStore', endpoint: t.endpoint, host: t.host, accessKey: t.accessKey, secretKey: t.secretKey, pids: { gateway: t.gatewayPid, cassandra: t.pids['cassandra'], kafka: t.pids['kafka'] }, client: sdkClient({ endpoint: t.endpoint, region: REGION, accessKeyId: t.accessKey, secretAccessKey: t.secretKey }, 64, 120_000, IDLE_SOCKET_MS), listKeys: [], mixedKeys: [] },
       { name: 'MinIO', endpoint: minio.endpoint, host: minio.host, accessKey: minio.accessKey, secretKey: minio.secretKey, pids: { minio: minio.pid }, client: sdkClient({ endpoint: minio.endpoint, region: REGION, accessKeyId: minio.accessKey, secretAccessKey: minio.secretKey }, 64, 120_000, IDLE_SOCKET_MS), listKeys: [], mixedKeys: [] },
     ];
-    const cpu = new CpuTimeline({ gateway: t.gatewayPid, cassandra: t.pids['cassandra'], kafka: t.pids['kafka'], minio: minio.pid, 'client+children': process.pid }).start();
+    if (gatewayB) {
+      const b = gatewayB;
+      peers.push({ name: 'OStore-B', endpoint: b.endpoint, host: b.host, accessKey: t.accessKey, secretKey: t.secretKey, pids: { gateway: b.pid, cassandra: t.pids['cassandra'], kafka: t.pids['kafka'] }, client: sdkClient({ endpoint: b.endpoint, region: REGION, accessKeyId: t.accessKey, secretAccessKey: t.secretKey }, 64, 120_000, IDLE_SOCKET_MS), listKeys: [], mixedKeys: [] });
+    }
+    const cpu = new CpuTimeline({ gateway: t.gatewayPid, 'gateway-b': gatewayB?.pid, cassandra: t.pids['cassandra'], kafka: t.pids['kafka'], minio: minio.pid, 'client+children': process.pid }).start();
     if (phases.includes('list')) {
       for (const peer of peers) {
         log(`${peer.name}: uploading the listing directory (${o.listObjects} empty objects, not measured)`);
@@ -226,16 +275,18 @@ export async function main(argvIn: string[]): Promise<number> {
       }
     }
     for (let round = 1; round <= o.rounds; round++) {
-      const order = round % 2 === 1 ? peers : [...peers].reverse();
+      // each peer goes first in turn (two peers: OStore in odd rounds, MinIO in even ones)
+      const first = (round - 1) % peers.length;
+      const order = [...peers.slice(first), ...peers.slice(0, first)];
       for (const phase of phases) {
         for (const peer of order) {
           log(`round ${round}: ${phase} against ${peer.name}`);
-          const r = await runPhase(bench, warp, peer, cpu, phase, round, o);
+          const r = asPeer(peer, await runPhase(bench, warp, peer, cpu, phase, round, o));
           let tail: Pick<PhaseRun, 'tailCpuSec' | 'tailSeconds' | 'settled'> = {};
-          if (peer.name === 'OStore' && o.settleSec > 0) {
+          if (peer.name !== 'MinIO' && o.settleSec > 0) {
             const end = Date.now();
             const s = await settleCassandra(o.settleSec);
-            tail = { tailCpuSec: cpu.between(end, Date.now()), tailSeconds: s.seconds, settled: s.settled };
+            tail = { tailCpuSec: asPeer(peer, { cpuSec: cpu.between(end, Date.now()) }).cpuSec, tailSeconds: s.seconds, settled: s.settled };
             log(`round ${round}: ${phase} ${peer.name}: compactions ${s.settled ? 'settled' : 'NOT settled'} ${s.seconds.toFixed(0)} s after the phase`);
           }
           runs.push({ peer: peer.name, round, phase, loadavg: loadavg()[0], ...r, ...tail });
@@ -247,6 +298,10 @@ export async function main(argvIn: string[]): Promise<number> {
     cpu.stop();
     for (const p of peers) p.client.destroy();
   } finally {
+    if (gatewayB) {
+      await gatewayB.stop().catch((e) => log(`gateway B stop: ${(e as Error).message}`));
+      rmSync(gatewayB.options.blockDir, { recursive: true, force: true });
+    }
     await minio.stop().catch((e) => log(`minio stop: ${(e as Error).message}`));
     await env.teardown();
   }
