@@ -1,5 +1,6 @@
 import { auth, Client, policies, types } from 'cassandra-driver';
 import { CassandraOptions, consistencyOf, securityOptions } from './cassandra.options';
+import { coalesceDriverWrites } from './write-coalescing';
 
 export type Params = unknown[] | Record<string, unknown>;
 export interface QueryOptions {
@@ -20,6 +21,7 @@ export function createDriverClient(
   withKeyspace = true,
   extra: Partial<ConstructorParameters<typeof Client>[0]> = {},
 ): Client {
+  if (options.coalesceWrites !== false) coalesceDriverWrites();
   return new Client({
     contactPoints: options.contactPoints,
     localDataCenter: options.localDataCenter,

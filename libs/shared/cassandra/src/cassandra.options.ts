@@ -18,6 +18,11 @@ export interface CassandraOptions {
   requestTimeoutMs: number;
   /** Connections to each node of the local data center (default 1, the driver's). */
   connectionsPerHost?: number;
+  /**
+   * Requests issued within one event-loop turn leave in one socket write (default true; see
+   * write-coalescing.ts). Process-wide: the first client created decides.
+   */
+  coalesceWrites?: boolean;
   /** Application name reported to Cassandra (visible in system_views.clients). */
   applicationName: string;
   /** PasswordAuthenticator credentials; none when the cluster has authentication off. */

@@ -24,6 +24,8 @@ export const baseEnvSchema = z.object({
   CASSANDRA_REQUEST_TIMEOUT_MS: envVar.int(12000, 100),
   /** Connections to each node of the local data center (one is a single socket and I/O thread on the node). */
   CASSANDRA_CONNECTIONS_PER_HOST: envVar.int(1, 1, 16),
+  /** Requests of one event-loop turn in one socket write (see @ostore/shared/cassandra write-coalescing). */
+  CASSANDRA_COALESCE_WRITES: envVar.bool(true),
   CASSANDRA_REPLICATION: z
     .string()
     .default('SimpleStrategy:1')
@@ -84,6 +86,7 @@ export function toBaseConfig(app: string, env: BaseEnv, managementPort: number):
       serialConsistency: env.CASSANDRA_SERIAL_CONSISTENCY,
       requestTimeoutMs: env.CASSANDRA_REQUEST_TIMEOUT_MS,
       connectionsPerHost: env.CASSANDRA_CONNECTIONS_PER_HOST,
+      coalesceWrites: env.CASSANDRA_COALESCE_WRITES,
       applicationName: `ostore-${app}`,
       ...cassandraSecurity(env),
     },
