@@ -129,9 +129,9 @@ export class CassandraLifecycleStore implements LifecycleStore {
     await this.store.removeVersion(bucket, locOf(row), row.isNull);
   }
 
-  convergeNulls(bucket: BucketRow, key: string): Promise<void> {
+  convergeNulls(bucket: BucketRow, key: string, own?: VersionRow): Promise<void> {
     const { parent, name } = splitKey(key);
-    return this.store.convergeNulls(bucket, parent, name);
+    return this.store.convergeNulls(bucket, parent, name, own);
   }
 
   reconcileIndex(bucket: BucketRow, key: string, floor: number): Promise<void> {

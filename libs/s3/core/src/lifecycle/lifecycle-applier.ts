@@ -368,7 +368,7 @@ export class LifecycleApplier {
       if (at >= 0 && rows.length <= NULL_CHECK_ROWS) {
         // convergeNulls over the rows just read: every null row but the newest goes
         for (const stale of rows.filter((r) => r.isNull).slice(1)) await this.store.removeVersion(bucket, stale);
-      } else await this.store.convergeNulls(bucket, key);
+      } else await this.store.convergeNulls(bucket, key, marker);
     }
     return publicVersionIdOf(marker);
   }

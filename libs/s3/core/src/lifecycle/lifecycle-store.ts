@@ -65,8 +65,11 @@ export interface LifecycleStore {
   rowsBelow(bucket: BucketRow, key: string, row: VersionRow, limit: number): Promise<VersionRow[]>;
   /** Permanent delete of one row: the row, then its block references and manifest (usage recorded). */
   removeVersion(bucket: BucketRow, row: VersionRow): Promise<void>;
-  /** Removes every null row of the key but the newest. */
-  convergeNulls(bucket: BucketRow, key: string): Promise<void>;
+  /**
+   * Removes every null row of the key but the newest; `own`, the null row the caller just wrote,
+   * counts as the newest even when the read no longer finds it (see staleNullRows).
+   */
+  convergeNulls(bucket: BucketRow, key: string, own?: VersionRow): Promise<void>;
   /** Makes the index agree with the newest version (writing above `floor`). */
   reconcileIndex(bucket: BucketRow, key: string, floor: number): Promise<void>;
   /** After `removed` was deleted: repairs the index if it still names it. */
