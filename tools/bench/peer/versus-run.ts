@@ -13,7 +13,7 @@
  * the same stack and keyspace with that environment on top of the first one's, so that a change
  * behind a switch is compared with the build it would replace in the same run, phase by phase
  * (the box's drift between runs is larger than most single changes). The three peers take turns
- * going first (round k starts with peer k mod 3); the report adds a B ÷ A table.
+ * going first (round k starts with peer (k − 1) mod 3: OStore, MinIO, OStore-B); the report adds a B ÷ A table.
  */
 import { join } from 'path';
 import { rmSync } from 'fs';

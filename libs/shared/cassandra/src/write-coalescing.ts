@@ -13,7 +13,7 @@
  *
  * Measured (tools/bench/results/2026-12-05-vs-minio.s29-ab-coalesce{,2}.md: two A/B runs of 4 and 6
  * rounds, `CASSANDRA_COALESCE_WRITES=false` against `true` in one run): write syscalls per 4 KiB
- * GET 1.9-2.2 → 1.1-1.2 and per PUT 2.2-2.5 → 1.3-1.7; CPU per PUT (gateway + Cassandra + Kafka)
+ * GET 1.9-2.2 → 1.1-1.2 and per PUT 2.0-2.5 → 1.3-1.7 (2.4 in one round of six); CPU per PUT (gateway + Cassandra + Kafka)
  * -10 % and -14 %, PUT rate ×1.12 and ×1.03 (medians of round ratios); GET rate and CPU unchanged
  * within the noise (×1.05, ×0.97).
  *
@@ -60,7 +60,7 @@ export function coalesceDriverWrites(): boolean {
   return true;
 }
 
-/** Whether coalesceDriverWrites is in effect (for the spec and a startup log). */
+/** Whether coalesceDriverWrites is in effect. */
 export function driverWritesCoalesced(): boolean {
   const proto = driverWriteQueue()?.prototype as { [PATCHED]?: true } | undefined;
   return !!proto?.[PATCHED];
