@@ -22,6 +22,7 @@ const version = (): VersionCandidate => ({
       ],
     },
   ],
+  staleNulls: false,
   scannedAt: new Date('2026-01-02T03:04:05.678Z'),
   sourceHost: 'cass-3.dc1',
 });
@@ -35,9 +36,25 @@ describe(VersionCandidate.name, () => {
 
   it('round-trips, with a version field and a Date back', () => {
     const message = sut.toMessage(version());
-    expect(JSON.parse(message)).toMatchObject({ v: 1, scannedAt: '2026-01-02T03:04:05.678Z' });
+    expect(JSON.parse(message)).toMatchObject({ v: 2, staleNulls: false, scannedAt: '2026-01-02T03:04:05.678Z' });
     expect(sut.fromMessage(message)).toEqual(version());
     expect(sut.fromMessage(Buffer.from(message))).toEqual(version());
+  });
+
+  it('carries stale null rows, with or without eligible versions', () => {
+    const both = { ...version(), staleNulls: true };
+    const only = { ...version(), versions: [], staleNulls: true };
+    expect(sut.fromMessage(sut.toMessage(both))).toEqual(both);
+    expect(sut.fromMessage(sut.toMessage(only))).toEqual(only);
+    const { staleNulls: _, ...unset } = version();
+    expect(JSON.parse(sut.toMessage(unset)).staleNulls).toBe(false);
+  });
+
+  it('still reads version 1 (no staleNulls: read as false), with its own rules', () => {
+    const v1 = tamper(sut.toMessage(version()), { v: 1, staleNulls: undefined });
+    expect(sut.fromMessage(v1)).toEqual(version());
+    expect(() => sut.fromMessage(tamper(v1, { versions: [] }))).toThrow(/versions: must list at least one version/);
+    expect(() => sut.fromMessage(tamper(v1, { staleNulls: true }))).toThrow(/Unrecognized key\(s\) in object: 'staleNulls'/);
   });
 
   it('round-trips a key at the root and a key ending in /', () => {
@@ -48,9 +65,9 @@ describe(VersionCandidate.name, () => {
   });
 
   it('rejects unknown versions precisely', () => {
-    const message = tamper(sut.toMessage(version()), { v: 2 });
+    const message = tamper(sut.toMessage(version()), { v: 3 });
     expect(() => sut.fromMessage(message)).toThrow(
-      new MessageContractError('VersionCandidate', 'unsupported version 2 (this build reads 1)', 'v'),
+      new MessageContractError('VersionCandidate', 'unsupported version 3 (this build reads 1, 2)', 'v'),
     );
     expect(() => sut.fromMessage(tamper(message, { v: undefined }))).toThrow(
       /v: missing or non-integer version/,
@@ -73,7 +90,9 @@ describe(VersionCandidate.name, () => {
     ['key vs parent+name', { key: 'images/pets/dog.png' }, /key: must equal parent \+ name/],
     ['parent', { parent: 'images/pets', key: 'images/petscat.png' }, /parent: must be '' or end with '\/'/],
     ['name', { name: 'x/cat.png', key: 'images/pets/x/cat.png' }, /name: must not contain '\/'/],
-    ['versions', { versions: [] }, /versions: must list at least one version/],
+    ['versions', { versions: [] }, /versions: must list at least one version unless staleNulls is true/],
+    ['staleNulls', { staleNulls: 'yes' }, /staleNulls: Expected boolean/],
+    ['missing staleNulls', { staleNulls: undefined }, /staleNulls: Required/],
     ['rules', { versions: [{ versionId: 'a', rules: [] }] }, /versions.0.rules: must name at least one rule/],
     [
       'action',
