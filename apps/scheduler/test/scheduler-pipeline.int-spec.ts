@@ -18,7 +18,7 @@ import { ApplyVersionCandidate } from '../src/lifecycle/apply-version-candidate/
 import { CandidateBatchRunner } from '../src/lifecycle/candidate-batch.runner';
 import { LifecycleMetrics } from '../src/lifecycle/lifecycle.metrics';
 import { UploadCandidate } from '@ostore/queue/contracts';
-import { bucketWith, DAY_MS, expireDays, history, put, stack, Stack } from './support';
+import { alice, bucketWith, DAY_MS, expireDays, history, put, stack, Stack } from './support';
 
 type Backend = 'kafka' | 'cassandra';
 
@@ -174,6 +174,52 @@ describe.each<Backend>(['kafka', 'cassandra'])('scheduler pipeline over the %s q
     expect(await count(registry, 'ostore_lifecycle_actions_applied_total', { action: 'Expiration' })).toBe(30);
     expect(await count(registry, 'ostore_lifecycle_actions_skipped_total', { action: 'Expiration', reason: 'not-due' })).toBe(20);
     expect(await count(registry, 'ostore_lifecycle_bad_candidates_total', { queue: 'versions' })).toBe(2);
+    expect(await count(registry, 'ostore_lifecycle_apply_failures_total')).toBe(0);
+  });
+
+  it('converges the stale null rows a candidate names in a bucket without rules (v2 message, no versions); a duplicate is skipped', async () => {
+    const registry = new MetricsRegistry('scheduler', false);
+    const name = `stale-${backend}`;
+    await s.core.buckets.create({ name, owner: alice, location: '', acl: 'private' });
+    const { bucketId } = await s.core.buckets.get(name);
+    // the second PUT's null convergence fails (as on a Cassandra error): two null rows stay
+    await put(s.core, name, 'dir/k', 'first');
+    const versions = s.core.metastore.versions;
+    const nullRows = versions.nullRows;
+    versions.nullRows = async () => Promise.reject(new Error('read timeout (injected)'));
+    try {
+      s.clock.advance(5);
+      await put(s.core, name, 'dir/k', 'second');
+    } finally {
+      versions.nullRows = nullRows;
+    }
+    expect(await versions.nullRows(bucketId, 'dir/', 'k')).toHaveLength(2);
+    const message = VersionCandidate.toMessage({
+      bucketId,
+      bucket: name,
+      key: 'dir/k',
+      parent: 'dir/',
+      name: 'k',
+      versions: [],
+      staleNulls: true,
+      scannedAt: s.clock.now(),
+      sourceHost: 'cass-1',
+    });
+    await cluster.producer.publish('versions', 0, [message, message]);
+
+    await scheduler(await s.applier(), registry);
+
+    await waitFor('both messages handled', async () =>
+      (await count(registry, 'ostore_lifecycle_actions_applied_total', { action: 'ConvergeNulls' })) +
+        (await count(registry, 'ostore_lifecycle_actions_skipped_total', { action: 'ConvergeNulls' })) >=
+      2
+        ? true
+        : undefined,
+    60_000);
+    expect(await count(registry, 'ostore_lifecycle_actions_applied_total', { action: 'ConvergeNulls' })).toBe(1);
+    expect(await count(registry, 'ostore_lifecycle_actions_skipped_total', { action: 'ConvergeNulls', reason: 'converged' })).toBe(1);
+    expect(await versions.nullRows(bucketId, 'dir/', 'k')).toHaveLength(1);
+    expect((await history(s.core, name, 'dir/k')).map((h) => h.versionId)).toEqual(['null']);
     expect(await count(registry, 'ostore_lifecycle_apply_failures_total')).toBe(0);
   });
 

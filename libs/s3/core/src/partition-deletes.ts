@@ -106,7 +106,7 @@ export class PartitionDeletes {
       ),
       isNull
         ? this.convergeNulls(bucket, parent, rows).catch((err: unknown) =>
-            this.log.warn('null version cleanup failed; the next write of the key retries it', {
+            this.log.warn('null version cleanup failed; the next write of the key or the scheduler (after a scan) retries it', {
               bucket: bucket.name,
               parent,
               keys: targets.length,

@@ -223,7 +223,7 @@ export class VersionStore extends VersionData {
         : undefined,
       spec.isNull && !spec.deferNullConvergence
         ? this.convergeNulls(spec.bucket, parent, name, row).catch((err: unknown) =>
-            this.log.warn('null version cleanup failed; the next write of the key retries it', {
+            this.log.warn('null version cleanup failed; the next write of the key or the scheduler (after a scan) retries it', {
               bucket: spec.bucket.name,
               key: spec.key,
               err: (err as Error).message,
@@ -243,14 +243,20 @@ export class VersionStore extends VersionData {
    * is reported once, as when every row was read.
    *
    * `own` is the row the caller just wrote: it counts as the newest even when the read no longer
-   * finds it (a ghost whose TTL ran out before the read), see staleNullRows.
+   * finds it (a ghost whose TTL ran out before the read), see staleNullRows. Resolves to the
+   * number of stale rows found (each removed now, or already by a racing converger).
+   *
+   * A convergence that fails here is only logged by the writer; the rows it leaves are found by
+   * the lifecycle scan (ScannedObject.staleNulls, in every bucket) and converged by the scheduler
+   * (LifecycleApplier.convergeStaleNulls), within a scan interval — well inside a ghost's TTL.
    */
-  async convergeNulls(bucket: BucketKey, parent: string, name: string, own?: VersionLocator): Promise<void> {
+  async convergeNulls(bucket: BucketKey, parent: string, name: string, own?: VersionLocator): Promise<number> {
     const stale = staleNullRows(await this.ms.versions.nullRows(bucket.bucketId, parent, name), own);
     for (const ref of stale) {
       const { summary, ...loc } = ref;
       await this.removeVersion(bucket, stale.length === 1 && summary ? ref : loc, true);
     }
+    return stale.length;
   }
 
   /**

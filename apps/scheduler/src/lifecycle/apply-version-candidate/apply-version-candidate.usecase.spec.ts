@@ -1,6 +1,6 @@
 import { errors } from 'cassandra-driver';
 import type { VersionCandidate } from '@ostore/queue/contracts';
-import type { ApplyResult, LifecycleApplier, VersionTarget } from '@ostore/s3/core/lifecycle';
+import type { ApplyResult, KeyTarget, LifecycleApplier, VersionTarget } from '@ostore/s3/core/lifecycle';
 import { JsonLogger, MetricsRegistry } from '@ostore/shared/observability';
 import { RetryableFailure } from '../candidate-failure';
 import { LifecycleMetrics } from '../lifecycle.metrics';
@@ -30,8 +30,11 @@ describe(ApplyVersionCandidate.name, () => {
 
   beforeEach(() => (registry = new MetricsRegistry('test', false)));
 
-  const sutWith = (apply: (t: VersionTarget) => Promise<ApplyResult>) => {
-    const applier = { applyVersion: jest.fn(apply) };
+  const sutWith = (
+    apply: (t: VersionTarget) => Promise<ApplyResult>,
+    converge: (t: KeyTarget) => Promise<ApplyResult> = async () => ({ outcome: 'applied', action: 'converge-nulls', s3Action: 'ConvergeNulls' }),
+  ) => {
+    const applier = { applyVersion: jest.fn(apply), convergeStaleNulls: jest.fn(converge) };
     return { applier, sut: new ApplyVersionCandidate(applier as unknown as LifecycleApplier, new LifecycleMetrics(registry), log) };
   };
 
@@ -49,6 +52,41 @@ describe(ApplyVersionCandidate.name, () => {
     );
     expect(await count(registry, 'ostore_lifecycle_actions_applied_total', { action: 'NoncurrentVersionExpiration' })).toBe(2);
     expect(await count(registry, 'ostore_lifecycle_actions_skipped_total', { action: 'NoncurrentVersionExpiration', reason: 'not-due' })).toBe(1);
+  });
+
+  it('converges stale null rows first when the candidate says so (versions or none), counted as ConvergeNulls', async () => {
+    const order: string[] = [];
+    const { applier, sut } = sutWith(
+      async (t) => {
+        order.push(t.versionId);
+        return { outcome: 'applied', action: 'delete-version', s3Action: 'NoncurrentVersionExpiration' };
+      },
+      async () => {
+        order.push('converge');
+        return { outcome: 'applied', action: 'converge-nulls', s3Action: 'ConvergeNulls' };
+      },
+    );
+
+    await sut.execute({ ...candidate, staleNulls: true });
+    await sut.execute({ ...candidate, versions: [], staleNulls: true });
+    await sut.execute({ ...candidate, staleNulls: false });
+
+    expect(order).toEqual(['converge', 'v1', 'v2', 'v3', 'converge', 'v1', 'v2', 'v3']);
+    expect(applier.convergeStaleNulls.mock.calls.map(([t]) => t)).toEqual([
+      { bucketId: candidate.bucketId, bucket: 'logs', key: 'a/b' },
+      { bucketId: candidate.bucketId, bucket: 'logs', key: 'a/b' },
+    ]);
+    expect(await count(registry, 'ostore_lifecycle_actions_applied_total', { action: 'ConvergeNulls' })).toBe(2);
+  });
+
+  it('retries a convergence that fails with a retryable error or stays contended; counts any other failure', async () => {
+    const only = { ...candidate, versions: [], staleNulls: true };
+    const failing = (err: Error) => sutWith(async () => ({ outcome: 'applied' }), async () => Promise.reject(err)).sut;
+    await expect(failing(new errors.NoHostAvailableError({})).execute(only)).rejects.toBeInstanceOf(RetryableFailure);
+    const contended = sutWith(async () => ({ outcome: 'applied' }), async () => ({ outcome: 'skipped', reason: 'contended' })).sut;
+    await expect(contended.execute(only)).rejects.toBeInstanceOf(RetryableFailure);
+    await failing(new Error('boom')).execute(only);
+    expect(await count(registry, 'ostore_lifecycle_apply_failures_total', { action: 'ConvergeNulls' })).toBe(1);
   });
 
   it('labels a skip before any decision with the action the candidate suggested', async () => {

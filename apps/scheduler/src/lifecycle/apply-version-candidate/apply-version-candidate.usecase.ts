@@ -1,4 +1,4 @@
-import { ApplyResult, LifecycleApplier } from '@ostore/s3/core/lifecycle';
+import { ApplyResult, CONVERGE_NULLS_ACTION, LifecycleApplier } from '@ostore/s3/core/lifecycle';
 import type { VersionCandidate } from '@ostore/queue/contracts';
 import type { ContextLogger } from '@ostore/shared/observability';
 import { RetryableFailure } from '../candidate-failure';
@@ -10,7 +10,9 @@ const suggestedAction = (v: VersionCandidate['versions'][number]) => v.rules[0]?
 
 /**
  * One VersionCandidate: each eligible version it names is decided again and applied by the
- * LifecycleApplier (one LWT-guarded action per version), counted and logged.
+ * LifecycleApplier (one LWT-guarded action per version), counted and logged. A candidate with
+ * `staleNulls` first has the key's stale null rows converged (action `ConvergeNulls`), in any
+ * bucket, with lifecycle rules or without.
  *
  * Errors: a retryable one (Cassandra unavailable, timeouts) is thrown as RetryableFailure and the
  * whole candidate is tried again — the versions already handled are simply found not due any
@@ -35,6 +37,7 @@ export class ApplyVersionCandidate {
   }
 
   async execute(c: VersionCandidate): Promise<void> {
+    if (c.staleNulls) await this.convergeNulls(c);
     for (const v of c.versions) {
       const suggested = suggestedAction(v);
       const fields = { bucket: c.bucket, key: c.key, versionId: v.versionId, sourceHost: c.sourceHost };
@@ -57,6 +60,24 @@ export class ApplyVersionCandidate {
         rule: result.ruleId ?? v.rules[0]?.ruleId,
       });
     }
+  }
+
+  /** The key's stale null rows: errors as for a version (retryable ones retry the whole candidate). */
+  private async convergeNulls(c: VersionCandidate): Promise<void> {
+    const action = CONVERGE_NULLS_ACTION;
+    const fields = { bucket: c.bucket, key: c.key, sourceHost: c.sourceHost };
+    const started = process.hrtime.bigint();
+    let result: ApplyResult;
+    try {
+      result = await this.applier.convergeStaleNulls({ bucketId: c.bucketId, bucket: c.bucket, key: c.key });
+    } catch (err) {
+      if (isRetryable(err)) throw new RetryableFailure(action, err);
+      this.metrics.failures.inc({ action });
+      this.log.error('lifecycle action failed', { ...fields, action, outcome: 'failed', err });
+      return;
+    }
+    if (result.reason === 'contended') throw new RetryableFailure(action, new Error(`${c.bucket}/${c.key} stays claimed by another writer`));
+    record(this.metrics, this.log, action, result, Number(process.hrtime.bigint() - started) / 1e9, fields);
   }
 }
 

@@ -129,7 +129,7 @@ export class CassandraLifecycleStore implements LifecycleStore {
     await this.store.removeVersion(bucket, locOf(row), row.isNull);
   }
 
-  convergeNulls(bucket: BucketRow, key: string, own?: VersionRow): Promise<void> {
+  convergeNulls(bucket: BucketRow, key: string, own?: VersionRow): Promise<number> {
     const { parent, name } = splitKey(key);
     return this.store.convergeNulls(bucket, parent, name, own);
   }

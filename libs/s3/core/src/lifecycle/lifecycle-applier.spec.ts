@@ -176,6 +176,50 @@ describe(LifecycleApplier.name, () => {
     });
   });
 
+  describe('stale null rows (convergeStaleNulls)', () => {
+    const key = (b: BucketRow, k: string) => ({ bucketId: b.bucketId, bucket: b.name, key: k });
+
+    it('converges them in a bucket without lifecycle rules, under a claim it releases; then finds nothing to do', async () => {
+      const b = store.addBucket('plain', 'Unversioned');
+      const old = store.put(b, 'k');
+      const blocks = store.manifests.get(old.vid)!.map((x) => x.blockId);
+      clock.advance(5);
+      const v = store.put(b, 'k');
+
+      expect(await sut.convergeStaleNulls(key(b, 'k'))).toEqual({ outcome: 'applied', action: 'converge-nulls', s3Action: 'ConvergeNulls' });
+      expect(store.rowsOf(b, 'k').map((r) => r.vid)).toEqual([v.vid]);
+      expect(store.releasedBlocks).toEqual(blocks);
+      expect(store.calls).toEqual(['claim', 'remove:version', 'converge', 'release']);
+      expect(store.condOf(b, 'k')).toBeUndefined();
+
+      store.calls.length = 0;
+      expect(await sut.convergeStaleNulls(key(b, 'k'))).toMatchObject({ outcome: 'skipped', reason: 'converged', s3Action: 'ConvergeNulls' });
+      expect(store.calls).toEqual([]);
+    });
+
+    it('is skipped for a bucket that is gone or was re-created under its name', async () => {
+      const b = store.addBucket('plain', 'Unversioned');
+      store.put(b, 'k');
+      store.put(b, 'k');
+      expect(await sut.convergeStaleNulls({ ...key(b, 'k'), bucketId: '00000000-0000-4000-8000-000000000000' })).toMatchObject({
+        outcome: 'skipped',
+        reason: 'bucket-gone',
+      });
+      expect(store.rowsOf(b, 'k')).toHaveLength(2);
+    });
+
+    it('gives up as contended while the key stays claimed, having changed nothing', async () => {
+      const b = store.addBucket('plain', 'Unversioned');
+      store.put(b, 'k');
+      store.put(b, 'k');
+      store.busyClaims = 99;
+
+      expect(await sut.convergeStaleNulls(key(b, 'k'))).toMatchObject({ outcome: 'skipped', reason: 'contended' });
+      expect(sleeps).toEqual([10, 20, 40, 80]);
+      expect(store.rowsOf(b, 'k')).toHaveLength(2);
+    });
+  });
+
   describe('claims', () => {
     it('backs off (doubling) while another claimant holds the key, then applies', async () => {
       const b = store.addBucket('ver', 'Enabled', lifecycle(expireDays(1)));

@@ -16,8 +16,14 @@ import { decodeId, NULL_VERSION_ID, publicVersionIdOf } from '../version-ids';
 import type { KeyRead, LifecycleStore, PreparedTransition } from './lifecycle-store';
 import { GroupView, versionGroupOf } from './version-group';
 
-/** What the applier can do to a key; the engine's four version actions plus aborting an upload. */
-export type LifecycleApplyAction = LifecycleActionKind | 'abort-upload';
+/**
+ * What the applier can do to a key: the engine's four version actions, aborting an upload, and
+ * converging a key's stale null rows (not a lifecycle rule's: the scan asks for it in any bucket).
+ */
+export type LifecycleApplyAction = LifecycleActionKind | 'abort-upload' | 'converge-nulls';
+
+/** The metrics' and logs' action name of a null convergence (the others are AWS's element names). */
+export const CONVERGE_NULLS_ACTION = 'ConvergeNulls';
 
 /** Why an action was not taken. None of these is a failure: the state no longer calls for it. */
 export type SkipReason =
@@ -41,7 +47,9 @@ export type SkipReason =
   /** A transition is due but no colder block tier is configured. */
   | 'no-cold-tier'
   /** The upload is being completed (or was completed): it is no longer incomplete. */
-  | 'upload-completing';
+  | 'upload-completing'
+  /** The key has no stale null rows (any more): a writer converged them since the scan. */
+  | 'converged';
 
 export interface ApplyResult {
   outcome: 'applied' | 'skipped';
@@ -64,6 +72,9 @@ export interface VersionTarget {
   /** S3 version id ('null' or ours), or the raw vid. */
   versionId: string;
 }
+
+/** A key, as a candidate names it. */
+export type KeyTarget = Omit<VersionTarget, 'versionId'>;
 
 export interface UploadTarget {
   bucketId: string;
@@ -231,6 +242,49 @@ export class LifecycleApplier {
       }
     }
     return skip('contended');
+  }
+
+  /**
+   * Converges the null rows of a key that the scan found stale (below its newest null row): left
+   * by a writer whose convergence failed (a Cassandra error) or that died before it ran. Until
+   * then each such row keeps its data and references, and one beneath a ghost comes back as the
+   * null version once the ghost's TTL runs out — a deleted object served again. So this runs in
+   * every bucket, with lifecycle rules or without.
+   *
+   * Decided again from a fresh read: a key without stale null rows now is skipped ('converged',
+   * no Paxos round). Otherwise under the key's claim, like every other action here, so that no
+   * other scheduler's check sees rows vanish in the middle of its action; writers of the key
+   * converge without claims and may race us, which convergeNulls tolerates (each removal is
+   * idempotent, and only rows below another null row are ever removed).
+   */
+  async convergeStaleNulls(target: KeyTarget): Promise<ApplyResult> {
+    const result = (outcome: ApplyResult['outcome'], reason?: SkipReason): ApplyResult => ({
+      outcome,
+      action: 'converge-nulls',
+      s3Action: CONVERGE_NULLS_ACTION,
+      ...(reason ? { reason } : {}),
+    });
+    for (let attempt = 0; attempt < this.settings.attempts; attempt++) {
+      const bucket = await this.store.resolveBucket(target.bucket);
+      if (!bucket || bucket.bucketId !== target.bucketId) return result('skipped', 'bucket-gone');
+      const read = await this.store.readKey(bucket, target.key, this.settings.maxVersions);
+      // A key with more rows than were read may hold stale rows past them: convergeNulls reads them all.
+      if (read.complete && versionGroupOf(target.key, bucket.versioning, read.rows, true).staleNulls.length === 0)
+        return result('skipped', 'converged');
+      const token = randomUUID();
+      const claim = await this.store.claim(bucket, target.key, read.indexRaw, token, this.settings.claimTtlSeconds);
+      if (claim !== 'claimed') {
+        if (claim === 'busy') await this.sleep(this.settings.busyBackoffMs * 2 ** attempt);
+        continue;
+      }
+      try {
+        const removed = await this.store.convergeNulls(bucket, target.key);
+        return removed > 0 ? result('applied') : result('skipped', 'converged');
+      } finally {
+        await this.store.release(bucket, target.key, token).catch(() => undefined);
+      }
+    }
+    return result('skipped', 'contended');
   }
 
   /**

@@ -67,9 +67,10 @@ export interface LifecycleStore {
   removeVersion(bucket: BucketRow, row: VersionRow): Promise<void>;
   /**
    * Removes every null row of the key but the newest; `own`, the null row the caller just wrote,
-   * counts as the newest even when the read no longer finds it (see staleNullRows).
+   * counts as the newest even when the read no longer finds it (see staleNullRows). Resolves to
+   * the number of rows it found stale (removed now, or by a racing converger).
    */
-  convergeNulls(bucket: BucketRow, key: string, own?: VersionRow): Promise<void>;
+  convergeNulls(bucket: BucketRow, key: string, own?: VersionRow): Promise<number>;
   /** Makes the index agree with the newest version (writing above `floor`). */
   reconcileIndex(bucket: BucketRow, key: string, floor: number): Promise<void>;
   /** After `removed` was deleted: repairs the index if it still names it. */

@@ -225,10 +225,11 @@ export class InMemoryLifecycleStore implements LifecycleStore {
     this.calls.push(`remove:${row.isDeleteMarker ? 'marker' : 'version'}`);
   }
 
-  async convergeNulls(bucket: BucketRow, key: string): Promise<void> {
+  async convergeNulls(bucket: BucketRow, key: string): Promise<number> {
     const nulls = this.rowsOf(bucket, key).filter((r) => r.isNull);
     for (const r of nulls.slice(1)) await this.removeVersion(bucket, r);
     this.calls.push('converge');
+    return Math.max(0, nulls.length - 1);
   }
 
   async reconcileIndex(): Promise<void> {
