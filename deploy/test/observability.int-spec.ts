@@ -33,7 +33,7 @@ const EXPECTED_EMPTY: Record<string, string> = {
   'Block status CAS conflicts': 'no concurrent block status change',
   'Usage deltas dropped by app and reason': 'Kafka is up: nothing is dropped',
   'Usage publish errors/s': 'Kafka is up: no send fails',
-  'Candidates rejected / read retries per scanner': 'no bad candidate, no failed read',
+  'Candidates rejected / read retries / stale null keys per scanner': 'no bad candidate, no failed read, no failed null convergence',
   'Overdue versions': 'lifecycle keeps up: nothing is overdue',
   'Overdue versions by scanner': 'lifecycle keeps up: nothing is overdue',
   '5xx ratio': 'no request fails with 5xx',

@@ -3,6 +3,7 @@ import { UploadCandidate, VersionCandidate } from '@ostore/queue/contracts';
 import { CassandraClient } from '@ostore/shared/cassandra';
 import { FakeClock } from '@ostore/shared/clock/testing';
 import { S3Core } from '@ostore/s3/core';
+import { createLifecycleApplier } from '@ostore/s3/core/lifecycle';
 import { cassandraOptions, freshCluster, freshKeyspace, stackEnv } from '@ostore/testing';
 import {
   alice,
@@ -235,6 +236,61 @@ describe('local scan (Cassandra + Kafka)', () => {
       const all = (await readTopic(env().kafkaBrokers, cluster, 'versions')).map((m) => VersionCandidate.fromMessage(m.value).key);
       expect(all.sort()).toEqual([...keys].sort());
       expect((await second.state.latest(second.hostId, ks, 'versions'))?.status).toBe(COMPLETED);
+    } finally {
+      await own.db.shutdown();
+    }
+  });
+  it('finds the stale null rows failed convergences left in a bucket without rules; the scheduler converges them for good', async () => {
+    const ks = freshKeyspace('stale');
+    await migrate(cassandraOptions(ks));
+    const own = await s3(cassandraOptions(ks), clock);
+    try {
+      clock.set(T0);
+      await own.core.buckets.create({ name: 'stale-nulls', owner: alice, location: 'us-east-1', acl: 'private' });
+      const { bucketId } = await own.core.buckets.get('stale-nulls');
+      await put(own.core, 'stale-nulls', 'd/deleted', 'old body');
+      await put(own.core, 'stale-nulls', 'd/overwritten', 'first');
+      await put(own.core, 'stale-nulls', 'd/fine', 'x');
+      // the convergence reads of the next two writes fail, as on a Cassandra error: each writer only logs it
+      const versions = own.core.metastore.versions;
+      const nullRows = versions.nullRows;
+      let failed = 0;
+      versions.nullRows = async () => {
+        failed++;
+        throw new Error('read timeout (injected)');
+      };
+      try {
+        clock.advance(1000);
+        await own.core.objects.delete('stale-nulls', 'd/deleted', alice);
+        await put(own.core, 'stale-nulls', 'd/overwritten', 'second');
+      } finally {
+        versions.nullRows = nullRows;
+      }
+      expect(failed).toBe(2);
+      const rowsOf = (name: string) => versions.newest(bucketId, 'd/', name, 10);
+      const kinds = async (name: string) => (await rowsOf(name)).map((r) => (r.isGhost ? 'ghost' : r.size));
+      // the deleted object's row lies beneath its ghost: served again once the ghost's TTL runs out
+      expect(await kinds('deleted')).toEqual(['ghost', 8]);
+      expect(await kinds('overwritten')).toEqual([6, 5]);
+      expect(await kinds('fine')).toEqual([1]);
+
+      const cluster = freshCluster('stale');
+      const sut = await scanner(cluster, { options: cassandraOptions(ks), db: own.db });
+      expect((await sut.scanner.run(sut.tasks.get('versions')!, sut.spans, never)).outcome).toBe('completed');
+      const candidates = (await readTopic(env().kafkaBrokers, cluster, 'versions')).map((m) => VersionCandidate.fromMessage(m.value));
+      expect(candidates.map((c) => ({ key: c.key, versions: c.versions, staleNulls: c.staleNulls })).sort((a, b) => a.key.localeCompare(b.key))).toEqual([
+        { key: 'd/deleted', versions: [], staleNulls: true },
+        { key: 'd/overwritten', versions: [], staleNulls: true },
+      ]);
+      expect(await sample(sut.registry, 'ostore_scanner_stale_null_keys_total')).toBe(2);
+
+      const applier = createLifecycleApplier(own.core, clock);
+      for (const c of candidates) expect(await applier.convergeStaleNulls(c)).toMatchObject({ outcome: 'applied', s3Action: 'ConvergeNulls' });
+      // only the ghost is left of the deleted object (nothing to come back), only the newest write of the other
+      expect(await kinds('deleted')).toEqual(['ghost']);
+      expect(await kinds('overwritten')).toEqual([6]);
+      await expect(own.core.objects.head('stale-nulls', 'd/deleted')).rejects.toMatchObject({ code: 'NoSuchKey' });
+      for (const c of candidates) expect(await applier.convergeStaleNulls(c)).toMatchObject({ outcome: 'skipped', reason: 'converged' });
     } finally {
       await own.db.shutdown();
     }

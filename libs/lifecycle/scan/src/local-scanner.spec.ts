@@ -57,13 +57,21 @@ class StopAfter<T extends ScannedVersionRow> implements PageSource<T> {
   }
 }
 
+const PLAIN_ID = '5d0a6f5e-3b1c-4a8e-9f27-6c1d2e3f4a5b';
+const GONE_ID = '7e1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d';
+
 function setup(source: PageSource<ScannedVersionRow>, over: Partial<LocalScanSettings> = {}) {
   const clock = new FakeClock(T0);
   const registry = new MetricsRegistry('t', false);
   const metrics = new ScanMetrics(registry);
   const producer = new RecordingProducer(3);
   const state = new InMemoryScanStateStore();
-  const buckets = new BucketCatalog(new InMemoryBucketSource([{ bucketId: BUCKET_ID, name: 'logs', versioning: 'Enabled', lifecycle: EXPIRE_OLD }]));
+  const buckets = new BucketCatalog(
+    new InMemoryBucketSource([
+      { bucketId: BUCKET_ID, name: 'logs', versioning: 'Enabled', lifecycle: EXPIRE_OLD },
+      { bucketId: PLAIN_ID, name: 'plain', versioning: 'Unversioned' },
+    ]),
+  );
   const settings: LocalScanSettings = {
     source: 'node-a',
     keyspace: 'ks',
@@ -193,6 +201,46 @@ describe(LocalScanner.name, () => {
     expect(candidate.versions).toHaveLength(98);
     expect(candidate.versions.every((v) => v.rules[0].action === 'NoncurrentVersionExpiration')).toBe(true);
     expect(other.key).toBe('old/z');
+  });
+
+  it('publishes stale null rows for convergence in every bucket: without lifecycle rules, and with rules but nothing due', async () => {
+    const plain = { bucketId: PLAIN_ID, parent: 'p/' };
+    const rows = [
+      // no rules: a DELETE's ghost above a null version it never converged (stale), and a converged key
+      vrow('gone', 0, { ...plain, token: 1n, isNull: true, isGhost: true, isDeleteMarker: true }),
+      vrow('gone', 1, { ...plain, token: 1n, isNull: true }),
+      vrow('kept', 0, { ...plain, token: 1n, isNull: true }),
+      // rules, nothing due (new/ is 0 days old, one visible version): an overwrite never converged
+      vrow('twice', 0, { token: 2n, parent: 'new/', isNull: true }),
+      vrow('twice', 0.5, { token: 2n, parent: 'new/', isNull: true }),
+      // a bucket the catalog does not know (deleted): its rows go with it, nothing to publish
+      vrow('orphan', 0, { bucketId: GONE_ID, token: 3n, isNull: true }),
+      vrow('orphan', 1, { bucketId: GONE_ID, token: 3n, isNull: true }),
+    ];
+    const { sut, task, producer, registry } = setup(new InMemoryPageSource(rows, byVtsDesc));
+    const result = await sut.run(task, WHOLE_RING, new AbortController().signal);
+    expect(result.stats).toMatchObject({ objects: 4, candidates: 2 });
+    const candidates = producer.messages('versions').map((m) => VersionCandidate.fromMessage(m));
+    expect(candidates.map((c) => ({ bucket: c.bucket, key: c.key, versions: c.versions, staleNulls: c.staleNulls }))).toEqual([
+      { bucket: 'plain', key: 'p/gone', versions: [], staleNulls: true },
+      { bucket: 'logs', key: 'new/twice', versions: [], staleNulls: true },
+    ]);
+    expect(await registry.render()).toMatch(/ostore_scanner_stale_null_keys_total\{app="t"\} 2/);
+  });
+
+  it('marks a due candidate with staleNulls only when the object has stale null rows', async () => {
+    const rows = [
+      vrow('due', 10, { token: 1n, parent: 'old/', isNull: true }),
+      vrow('due', 11, { token: 1n, parent: 'old/', isNull: true }),
+      vrow('due2', 10, { token: 1n, parent: 'old/' }),
+    ];
+    const { sut, task, producer } = setup(new InMemoryPageSource(rows, byVtsDesc));
+    await sut.run(task, WHOLE_RING, new AbortController().signal);
+    const candidates = producer.messages('versions').map((m) => VersionCandidate.fromMessage(m));
+    expect(candidates.map((c) => [c.key, c.versions.length, c.staleNulls])).toEqual([
+      ['old/due', 1, true],
+      ['old/due2', 1, false],
+    ]);
   });
 
   it('keeps under its rows-per-second limit', async () => {

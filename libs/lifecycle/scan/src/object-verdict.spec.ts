@@ -24,6 +24,7 @@ const object = (current: ScannedObject['current'], noncurrent: ScannedObject['no
   noncurrent,
   keptAll: true,
   rows: noncurrent.length + 1,
+  staleNulls: 0,
 });
 
 describe(judgeObject.name, () => {

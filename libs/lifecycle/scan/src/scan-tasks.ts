@@ -50,7 +50,10 @@ function snapshotObject(obj: ScannedObject, bucket: ScanBucket | undefined, over
 /**
  * The lifecycle scan of `versions`: one VersionCandidate per object with at least one version
  * due now (dry run), to the `versions` queue; counts overdue versions per bucket. Objects of
- * buckets without a lifecycle configuration are only counted. With `snapshots`, every version of
+ * buckets without a lifecycle configuration are only counted — unless they hold stale null rows
+ * (a writer's null convergence failed or never ran): in every bucket such an object is a
+ * candidate with `staleNulls`, so that the scheduler converges it before a ghost above those
+ * rows expires and a deleted object would be served again. With `snapshots`, every version of
  * every object is counted into the pass's usage snapshot (once per object, with the object's
  * overdue versions); the scan still reads only the window of a long history and leaves the rest
  * to one query of that key (`tail`), which the snapshot alone needs.
@@ -85,16 +88,31 @@ export class VersionsScanTask implements ScanTask<ScannedVersionRow, ScannedObje
     const bucket = await bucketOf(this.buckets, obj.bucketId);
     const counter = this.snapshots?.counting.counter(stats);
     const tail = counter && obj.beyond ? await this.snapshots!.tail.visibleAfter(obj, obj.beyond.last, obj.beyond.seenNull) : [];
+    // A bucket gone from the catalog has nothing left to converge: its rows go with it.
+    const staleNulls = bucket !== undefined && obj.staleNulls > 0;
     if (!bucket?.lifecycle) {
       counter?.addObject(snapshotObject(obj, bucket, 0, tail));
-      return [];
+      return staleNulls ? this.candidate(bucket!, obj, [], true, now, stats) : [];
     }
     const key = obj.parent + obj.name;
     const tags = needsTags(bucket.lifecycle, key) ? await this.tags.tagsOf(taggedVids(obj)) : undefined;
     const verdict = judgeObject(bucket, obj, now, this.settings.timing, this.settings.overdueGraceMs, tags);
     stats.overdue[bucket.name] = (stats.overdue[bucket.name] ?? 0) + verdict.overdue;
     counter?.addObject(snapshotObject(obj, bucket, verdict.overdue, tail));
-    if (verdict.eligible.length === 0) return [];
+    if (verdict.eligible.length === 0 && !staleNulls) return [];
+    return this.candidate(bucket, obj, verdict.eligible, staleNulls, now, stats);
+  }
+
+  /** The object's candidate message (none when its contract refuses it: counted and logged). */
+  private candidate(
+    bucket: ScanBucket,
+    obj: ScannedObject,
+    versions: VersionCandidate['versions'],
+    staleNulls: boolean,
+    now: Date,
+    stats: ScanStats,
+  ): string[] {
+    const key = obj.parent + obj.name;
     try {
       const message = VersionCandidate.toMessage({
         bucketId: bucket.bucketId,
@@ -102,11 +120,13 @@ export class VersionsScanTask implements ScanTask<ScannedVersionRow, ScannedObje
         key,
         parent: obj.parent,
         name: obj.name,
-        versions: verdict.eligible,
+        versions,
+        staleNulls,
         scannedAt: now,
         sourceHost: this.settings.sourceHost,
       });
       stats.candidates++;
+      if (staleNulls) this.metrics.staleNullKeys.inc();
       return [message];
     } catch (e) {
       if (!(e instanceof MessageContractError)) throw e;

@@ -29,6 +29,8 @@ export class ScanMetrics {
   readonly tombstoneSkips: Counter<'table' | 'kind'>;
   readonly throttledSeconds: Counter<'table'>;
   readonly rejectedCandidates: Counter<'queue'>;
+  /** Keys whose scan found null rows below the newest null row, published for convergence. */
+  readonly staleNullKeys: Counter;
 
   constructor(registry: MetricsRegistry = new MetricsRegistry('scanner', false)) {
     this.versionsScanned = registry.counter(
@@ -97,6 +99,10 @@ export class ScanMetrics {
       'ostore_scanner_candidates_rejected_total',
       'Candidates that failed their message contract (logged and skipped)',
       ['queue'],
+    );
+    this.staleNullKeys = registry.counter(
+      'ostore_scanner_stale_null_keys_total',
+      "Keys found with null rows below their newest null row (a writer's convergence failed or never ran), published for the scheduler to converge",
     );
   }
 

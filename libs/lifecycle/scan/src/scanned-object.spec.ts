@@ -38,6 +38,22 @@ describe(VersionGroupBuilder.name, () => {
     expect(g.rows).toBe(150);
   });
 
+  it('counts the null rows below the newest null row as stale, a ghost on top included', () => {
+    // unversioned: an object whose DELETE wrote its ghost but never converged the null version beneath
+    const ghost = vrow('gone', 0, { isNull: true, isGhost: true, isDeleteMarker: true });
+    const deleted = vrow('gone', 1, { isNull: true });
+    // overwritten twice, never converged
+    const writes = [0, 1, 2].map((d) => vrow('twice', d, { isNull: true }));
+    // converged: one null row; a ghost alone
+    const single = vrow('single', 0, { isNull: true });
+    const lone = vrow('lone', 0, { isNull: true, isGhost: true, isDeleteMarker: true });
+    const [g1, g2, g3, g4] = groups([ghost, deleted, ...writes.sort(byVtsDesc), single, lone]);
+    expect(g1).toMatchObject({ name: 'gone', current: undefined, noncurrent: [], staleNulls: 1 });
+    expect(g2).toMatchObject({ name: 'twice', current: writes[0], noncurrent: [], staleNulls: 2 });
+    expect(g3).toMatchObject({ name: 'single', staleNulls: 0 });
+    expect(g4).toMatchObject({ name: 'lone', current: undefined, staleNulls: 0 });
+  });
+
   it('is not capped at exactly the window', () => {
     const [g] = groups(history('edge', SCANNER_KEPT_VERSIONS + 1));
     expect(g.noncurrent).toHaveLength(SCANNER_KEPT_VERSIONS);
@@ -58,6 +74,7 @@ describe(VersionGroupBuilder.name, () => {
     expect(g.noncurrent).toEqual(versioned.sort(byVtsDesc).slice(0, 100));
     expect(g.keptAll).toBe(false);
     expect(g.rows).toBe(151);
+    expect(g.staleNulls).toBe(30);
   });
 
   it('shows only the newest null row, and only when it is not a ghost', () => {

@@ -23,6 +23,12 @@ export interface ScannedObject {
   /** Rows read for this object, invisible ones included. */
   readonly rows: number;
   /**
+   * Null rows read below the object's newest null row: replaced or deleted null versions that a
+   * writer failed (or died before it came) to converge away. Invisible to readers, but each
+   * keeps its data and, once the ghost above it expires, would be the null version again.
+   */
+  readonly staleNulls: number;
+  /**
    * Visible versions past the window that were read (the rest of the page), newest first, and where
    * the object's read stopped: kept only by a builder asked to (snapshots count every version and
    * read the rest of a long history with one query of that key, see VersionTail).
@@ -46,12 +52,14 @@ export interface ScannedObject {
  *   fall between objects, never inside one. It is kept apart from the window and flagged only by
  *   `isLatest` later, so the last version of a full window is never taken for the current one.
  *
- * Hidden rows are counted in `rows` but never kept. Ghost and tombstoned rows are not the
- * scanner's to clean: ghosts expire by TTL, and the scheduler deletes rows.
+ * Hidden rows are counted in `rows` but never kept; stale null rows are counted in `staleNulls`
+ * as well (the scan task asks the scheduler to converge them). Ghost and tombstoned rows are not
+ * the scanner's to clean: ghosts expire by TTL, and the scheduler deletes rows.
  */
 export class VersionGroupBuilder implements GroupBuilder<ScannedVersionRow, ScannedObject> {
   private rows = 0;
   private seenNull = false;
+  private staleNulls = 0;
   private current?: VersionRow;
   private readonly kept: VersionRow[] = [];
   private readonly beyond: VersionRow[] = [];
@@ -78,6 +86,7 @@ export class VersionGroupBuilder implements GroupBuilder<ScannedVersionRow, Scan
     }
     let visible = true;
     if (row.isNull) {
+      if (this.seenNull) this.staleNulls++;
       visible = !this.seenNull && !row.isGhost;
       this.seenNull = true;
     }
@@ -99,6 +108,7 @@ export class VersionGroupBuilder implements GroupBuilder<ScannedVersionRow, Scan
       noncurrent: this.kept,
       keptAll: !this.overflow,
       rows: this.rows,
+      staleNulls: this.staleNulls,
       ...(this.keepBeyond && this.overflow ? { beyond: { rows: this.beyond, last: this.last!, seenNull: this.seenNull } } : {}),
     };
   }
