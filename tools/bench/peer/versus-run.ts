@@ -25,7 +25,7 @@ import { GatewayProcess } from '../lib/gateway';
 import { parseArgs, takeOption } from '../lib/args';
 import { ensureBucket, sdkClient } from '../lib/sdk-load';
 import { parseDuration } from '../lib/units';
-import { findWarp, runWarp } from '../lib/warp';
+import { findWarp, liveChildren, runWarp } from '../lib/warp';
 import { compactionsPending } from '../lib/compactions';
 import { localStack } from '../lib/stack';
 import { CpuTimeline } from './cpu-timeline';
@@ -231,6 +231,27 @@ export async function main(argvIn: string[]): Promise<number> {
   const minio = new MinioProcess(minioBin, join(WORK_DIR, bench.runStamp, 'minio-data'), join(WORK_DIR, bench.runStamp, 'minio.log'));
   const runs: PhaseRun[] = [];
   let gatewayB: GatewayProcess | undefined;
+  // Everything this run started goes, once: at the end, on an error, or on SIGINT / SIGTERM (a
+  // signal would otherwise end node before the `finally` below, leaving gateway, MinIO and stack).
+  let stopped: Promise<void> | undefined;
+  const stopAll = () =>
+    (stopped ??= (async () => {
+      for (const c of liveChildren) c.kill('SIGKILL');
+      if (gatewayB) {
+        await gatewayB.stop().catch((e) => log(`gateway B stop: ${(e as Error).message}`));
+        rmSync(gatewayB.options.blockDir, { recursive: true, force: true });
+      }
+      await minio.stop().catch((e) => log(`minio stop: ${(e as Error).message}`));
+      await env.teardown();
+    })());
+  const onSignal = (signal: NodeJS.Signals, code: number) => () => {
+    log(`${signal}: stopping what this run started`);
+    void stopAll().finally(() => process.exit(code));
+  };
+  const onInt = onSignal('SIGINT', 130);
+  const onTerm = onSignal('SIGTERM', 143);
+  process.once('SIGINT', onInt);
+  process.once('SIGTERM', onTerm);
   try {
     await minio.start();
     log(`minio: ready at ${minio.endpoint} (pid ${minio.pid})`);
@@ -298,12 +319,9 @@ export async function main(argvIn: string[]): Promise<number> {
     cpu.stop();
     for (const p of peers) p.client.destroy();
   } finally {
-    if (gatewayB) {
-      await gatewayB.stop().catch((e) => log(`gateway B stop: ${(e as Error).message}`));
-      rmSync(gatewayB.options.blockDir, { recursive: true, force: true });
-    }
-    await minio.stop().catch((e) => log(`minio stop: ${(e as Error).message}`));
-    await env.teardown();
+    await stopAll();
+    process.off('SIGINT', onInt);
+    process.off('SIGTERM', onTerm);
   }
   return 0;
 }
