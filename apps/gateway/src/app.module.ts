@@ -39,6 +39,7 @@ export class AppModule {
       settings: {
         inlineBodyMaxBytes: config.s3.inlineBodyMaxBytes,
         rowBodyMaxBytes: config.s3.rowBodyMaxBytes,
+        rowOnlyMeta: config.s3.rowOnlyMeta,
         bucketCacheTtlMs: config.s3.bucketCacheMs,
         folderCacheTtlMs: config.s3.folderCacheMs,
         quota: { ...defaultQuotaLedgerSettings, ...config.s3.quota },

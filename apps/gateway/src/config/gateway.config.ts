@@ -55,6 +55,7 @@ const schema = baseEnvSchema
     S3_INLINE_BODY_MAX_BYTES: envVar.int(64 * 1024, 0, 1024 * 1024),
     /** Inline bodies up to this size are stored in the version row itself: GET is one read. */
     S3_ROW_BODY_MAX_BYTES: envVar.int(64 * 1024, 0, 64 * 1024),
+    S3_ROW_ONLY_META: envVar.bool(true),
     /** How long a bucket row is reused; another gateway's bucket change is seen after at most this. */
     S3_BUCKET_CACHE_MS: envVar.int(2000, 0, 60000),
     /** How long a folder row this gateway wrote is not rewritten by its later PUTs (0: always write). */
@@ -145,6 +146,7 @@ export interface GatewayConfig extends BaseConfig {
     listener: { headersTimeoutMs: number; requestIdleTimeoutMs: number; keepAliveTimeoutMs: number; maxConnections: number };
     inlineBodyMaxBytes: number;
     rowBodyMaxBytes: number;
+    rowOnlyMeta: boolean;
     bucketCacheMs: number;
     folderCacheMs: number;
     /** Quota ledger batching (QUOTA_*; see QuotaGuard). */
@@ -185,6 +187,7 @@ export function loadGatewayConfig(env: Record<string, string | undefined> = proc
       },
       inlineBodyMaxBytes: parsed.S3_INLINE_BODY_MAX_BYTES,
       rowBodyMaxBytes: parsed.S3_ROW_BODY_MAX_BYTES,
+      rowOnlyMeta: parsed.S3_ROW_ONLY_META,
       bucketCacheMs: parsed.S3_BUCKET_CACHE_MS,
       folderCacheMs: parsed.S3_FOLDER_CACHE_MS,
       quota: {

@@ -4,9 +4,12 @@ import type { VersionLocator, VersionMetaRow } from './version.entity';
  * The `versions.meta_snapshot` cell (migration 006): a version's metadata as it was written, so
  * that GET/HEAD read one row. One format byte (1), then JSON of the metadata fields of
  * VersionMetaRow that do not locate the version. A reader that meets an unknown format ignores the
- * snapshot and reads `version_meta` (the authoritative copy), so the format can change without a
- * migration. This module owns the format: VersionsRepository.insertStatements writes it (from
- * RowExtras.meta) and versionRowOf reads it; nothing else encodes or decodes a snapshot.
+ * snapshot and reads `version_meta`. For a version written with its body in the row and without
+ * tags or encryption (the S3 core's rowOnlyMeta) there is no `version_meta` row: the snapshot is
+ * the only copy of its metadata, so a new format must come with readers of every older one (format
+ * 1 stays readable forever). This module owns the format: VersionsRepository.insertStatements
+ * writes it (from RowExtras.meta) and versionRowOf reads it; nothing else encodes or decodes a
+ * snapshot.
  */
 const FORMAT = 1;
 

@@ -30,7 +30,9 @@ function nullRowRefOf(bucketId: string, parent: string, r: types.Row): NullRowRe
  * - A version row is written once, `USING TIMESTAMP vts`, and never updated. Its manifest
  *   (`version_blocks`, `version_meta`, keyed by vid) is written before it, so whoever can see the
  *   row can read the manifest; an orphan manifest (crash before the row) is invisible garbage that
- *   names its location in `version_meta`.
+ *   names its location in `version_meta`. A row that holds its body and a metadata snapshot may
+ *   have no manifest at all (the S3 core's rowOnlyMeta): its snapshot is then the only copy until
+ *   a metadata change writes `version_meta` (insertMetaIfAbsent) before dropping it.
  * - Deletions of a version row carry an explicit timestamp greater than its vts (the caller passes
  *   `max(now, vts + 1)`), so that a gateway whose clock is behind the writer's can still delete it.
  * - A null version row is mirrored in `null_versions` (same partition, same mutation) so that the
@@ -297,35 +299,18 @@ export class VersionsRepository {
     }
     // each chunk is one partition (vid): a single mutation; a few chunks in flight at a time
     const writes: Promise<unknown>[] = [forEachLimited(chunks, 4, (c) => this.client.batch(c, { logged: false }))];
-    // Absent optional values are left unset, not null: a null in an INSERT writes a cell tombstone.
-    const opt = (v: unknown) => (v === undefined || v === null ? types.unset : v);
-    writes.push(
-      this.client.execute(
-        `INSERT INTO version_meta (vid, bucket_id, parent, name, vts, content_type, content_encoding, content_language,
-           content_disposition, cache_control, expires, user_meta, tags, acl, checksums, inline_body, sse)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        [
-          vid,
-          meta.bucketId,
-          meta.parent,
-          meta.name,
-          ts(meta.vts),
-          opt(meta.contentType),
-          opt(meta.contentEncoding),
-          opt(meta.contentLanguage),
-          opt(meta.contentDisposition),
-          opt(meta.cacheControl),
-          opt(meta.expires),
-          meta.userMeta,
-          meta.tags,
-          opt(meta.acl),
-          meta.checksums,
-          opt(meta.inlineBody),
-          opt(meta.sse),
-        ],
-      ),
-    );
+    writes.push(this.client.execute(META_INSERT, metaParams(vid, meta)));
     await Promise.all(writes);
+  }
+
+  /**
+   * Writes a version's `version_meta` row unless it has one (LWT): for a version whose row snapshot
+   * was the only copy of its metadata (S3 core's rowOnlyMeta), before that snapshot is dropped.
+   * True when this call wrote it.
+   */
+  async insertMetaIfAbsent(meta: VersionMetaRow): Promise<boolean> {
+    const rs = await this.client.execute(`${META_INSERT} IF NOT EXISTS`, metaParams(meta.vid, meta));
+    return rs.wasApplied();
   }
 
   async readBlocks(vid: string): Promise<BlockEntry[]> {
@@ -418,4 +403,33 @@ export class VersionsRepository {
       this.client.execute(`DELETE FROM version_meta WHERE vid = ?`, [vid]),
     ]);
   }
+}
+
+/** The INSERT of a `version_meta` row (writeManifest, insertMetaIfAbsent); binds metaParams. */
+const META_INSERT = `INSERT INTO version_meta (vid, bucket_id, parent, name, vts, content_type, content_encoding, content_language,
+           content_disposition, cache_control, expires, user_meta, tags, acl, checksums, inline_body, sse)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+
+/** Absent optional values are left unset, not null: a null in an INSERT writes a cell tombstone. */
+function metaParams(vid: string, meta: VersionMetaRow): unknown[] {
+  const opt = (v: unknown) => (v === undefined || v === null ? types.unset : v);
+  return [
+    vid,
+    meta.bucketId,
+    meta.parent,
+    meta.name,
+    ts(meta.vts),
+    opt(meta.contentType),
+    opt(meta.contentEncoding),
+    opt(meta.contentLanguage),
+    opt(meta.contentDisposition),
+    opt(meta.cacheControl),
+    opt(meta.expires),
+    meta.userMeta,
+    meta.tags,
+    opt(meta.acl),
+    meta.checksums,
+    opt(meta.inlineBody),
+    opt(meta.sse),
+  ];
 }

@@ -394,23 +394,26 @@ export class CassandraObjectsService implements ObjectsService {
     return listVersions(this.store, await this.buckets.target(input.bucket), input);
   }
 
-  /** The version a tagging/ACL call addresses: current (NoSuchKey) or by id (NoSuchVersion). */
+  /**
+   * The version a tagging/ACL call addresses: current (NoSuchKey) or by id (NoSuchVersion). Read
+   * with its snapshot, which may be the only copy of its metadata (S3CoreSettings.rowOnlyMeta).
+   */
   private async version(ref: BucketRef, key: string, versionId?: string): Promise<VersionRow> {
     const bucket = await this.target(ref, key);
     if (versionId !== undefined) {
-      const row = await this.store.findVersion(bucket.bucketId, key, versionId);
+      const row = await this.store.findVersion(bucket.bucketId, key, versionId, { body: true });
       if (!row) throw noSuchVersion(key, versionId);
       if (row.isDeleteMarker) throw methodNotAllowedOnMarker(markerOf(row));
       return row;
     }
-    const row = await this.store.newest(bucket.bucketId, key);
+    const row = await this.store.newest(bucket.bucketId, key, { body: true });
     if (!row || row.isDeleteMarker) throw noSuchKey(key);
     return row;
   }
 
   async getTags(ref: BucketRef, key: string, versionId?: string) {
     const row = await this.version(ref, key, versionId);
-    const meta = await this.store.readMeta(row.vid);
+    const meta = await this.store.metaOf(row);
     if (!meta) throw versionId ? noSuchVersion(key, versionId) : noSuchKey(key);
     return { versionId: publicVersionIdOf(row), tags: meta.tags };
   }

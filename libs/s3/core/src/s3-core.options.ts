@@ -31,6 +31,13 @@ export interface S3CoreSettings {
    */
   rowBodyMaxBytes: number;
   /**
+   * A version whose body is in its row (rowBodyMaxBytes) and that has no tags and no encryption
+   * gets no `version_meta` row: the row's metadata snapshot is its only copy, one Cassandra write
+   * less per PUT (VersionStore.commit). A tag or ACL change writes `version_meta` from the
+   * snapshot first (VersionData.updateMeta). false: every version gets its `version_meta` row.
+   */
+  rowOnlyMeta: boolean;
+  /**
    * How long a gateway may reuse a bucket row it read (ms; 0: read on every request). Changes made
    * through this process invalidate it at once; another gateway's change (versioning, ACL, deletion
    * or re-creation of the name) is seen here after at most this long.
@@ -66,6 +73,7 @@ export const defaultS3CoreSettings: S3CoreSettings = {
   conditionalClaimTtlSeconds: 60,
   inlineBodyMaxBytes: 64 * 1024,
   rowBodyMaxBytes: 64 * 1024,
+  rowOnlyMeta: true,
   bucketCacheTtlMs: 2000,
   folderCacheTtlMs: 0,
   quota: defaultQuotaLedgerSettings,

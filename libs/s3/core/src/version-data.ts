@@ -87,10 +87,24 @@ export abstract class VersionData {
   /**
    * Changes the tags, ACL or encryption record of a version: the row's snapshot goes first, so that
    * whatever happens next no reader sees the old values once this returns. False when the version is gone.
+   *
+   * A version written without a `version_meta` row (S3CoreSettings.rowOnlyMeta: its snapshot is
+   * the only copy) gets one from the snapshot before the snapshot goes (`IF NOT EXISTS`: a version
+   * that has one keeps it). If the version was removed meanwhile, its remover may have deleted
+   * `version_meta` before that write: the version row is then looked up again, and a row written
+   * here for a version that is gone is deleted again (a remover after that look-up deletes it
+   * itself), so no metadata row outlives its version.
    */
   async updateMeta(row: VersionRow, change: { tags?: Record<string, string>; acl?: string; sse?: string }): Promise<boolean> {
+    const snapshot = row.snapshot ?? (await this.ms.versions.get(row, { body: true }))?.snapshot;
+    const wrote = snapshot ? await this.ms.versions.insertMetaIfAbsent(snapshot) : false;
     await this.ms.versions.dropSnapshot(row, this.nowMicros());
-    return this.ms.versions.updateMeta(row.vid, change);
+    const applied = await this.ms.versions.updateMeta(row.vid, change);
+    if (wrote && !(await this.ms.versions.get(row))) {
+      await this.ms.versions.deleteManifest(row.vid, { blocks: false });
+      return false;
+    }
+    return applied;
   }
 
   /** The current objects of a bucket as a tree (for listings). */

@@ -81,7 +81,10 @@ function agrees(newest: VersionRow | undefined, indexVid: string | undefined): b
  * Commit order (a crash at any point never exposes a half-built object, at worst leaks a manifest
  * and block references that a checker can find through `version_meta`):
  *   1. manifest (`version_blocks`, `version_meta`), keyed by the new vid — invisible; a small
- *      body is stored inline in `version_meta` (then there are no blocks and no step 2);
+ *      body is stored inline in `version_meta` (then there are no blocks and no step 2). A body
+ *      that goes in the row itself (rowBodyMaxBytes), without tags or encryption, has no manifest
+ *      at all (S3CoreSettings.rowOnlyMeta): the row's snapshot is its metadata, nothing can leak,
+ *      and a later tag or ACL change writes `version_meta` from the snapshot (updateMeta);
  *   2. block references `v:<vid>` (the blocks stop being in flight);
  *   3. folder rows of every ancestor directory (idempotent upserts, no read) — concurrently with
  *      1-2: neither depends on the other, both complete before step 4;
@@ -91,7 +94,8 @@ function agrees(newest: VersionRow | undefined, indexVid: string | undefined): b
  *      agrees with the newest version (checkIndex);
  *   6. for a null version: converge the key's null rows (below).
  * A small unconditional PUT is thus two round trips in a versioned bucket ([meta ‖ folders] →
- * mutation, no read) and three with null versions (→ the null rows: one read).
+ * mutation, no read) and three with null versions (→ the null rows: one read); a small plain one
+ * (rowOnlyMeta) sends one Cassandra request less: the mutation alone, then the null rows.
  *
  * No Paxos: concurrent writers of a key are ordered by vts (unique per process, markers winning
  * ties) in `versions`, and the `objects` row uses vts as its write timestamp, so both converge on
@@ -189,7 +193,10 @@ export class VersionStore extends VersionData {
       if (bodyInRow) extras.inlineBody = spec.inlineBody;
       const meta = this.metaRowOfSpec(row.vid, row.vts, spec, bodyInRow);
       extras.meta = meta;
-      before.push(this.writeManifest(meta, spec));
+      // A small plain version's row holds all of it (body and snapshot): no `version_meta` row.
+      // Tags stay out (the lifecycle scan reads them from `version_meta`), and so does encryption.
+      const rowOnly = this.settings.rowOnlyMeta && bodyInRow && !spec.blocks?.length && Object.keys(meta.tags).length === 0 && !meta.sse;
+      if (!rowOnly) before.push(this.writeManifest(meta, spec));
     }
     if (spec.kind !== 'ghost') {
       const at = row.lastModified;

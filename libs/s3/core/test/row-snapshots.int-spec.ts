@@ -126,10 +126,77 @@ describe('metadata snapshots in version rows, against a real Cassandra', () => {
     expect((await s3code(h.core.objects.head('snaps', 'gone'))).code).toBe('NoSuchKey');
   });
 
+  describe('a small object without tags or encryption: its row is its only metadata (rowOnlyMeta)', () => {
+    const plain = (key: string, data: Buffer) =>
+      h.core.objects.put({
+        bucket: 'snaps',
+        key,
+        owner: alice,
+        body: body(data),
+        checksumAlgorithms: ['CRC32'],
+        meta: { contentType: 'text/x-plain', userMeta: { colour: 'red' }, acl: 'public-read' },
+      });
+
+    it('PUT writes no version_meta row; HEAD, GET and GetObjectTagging answer from the row', async () => {
+      const data = pattern(3000, 3);
+      const { result: put1, cql } = await queriesOf(() => plain('row-only/a', data));
+      expect(cql.filter((q) => /version_meta/.test(q))).toEqual([]);
+      const v = await h.core.objects.head('snaps', 'row-only/a');
+      expect(await h.ms.versions.readMeta(v.manifestId!)).toBeUndefined();
+      expect(v).toMatchObject({
+        versionId: put1.versionId,
+        size: 3000,
+        checksums: { CRC32: put1.checksums.CRC32 },
+        meta: { contentType: 'text/x-plain', userMeta: { colour: 'red' }, tags: {}, acl: 'public-read' },
+      });
+      expect((await drain(await h.core.objects.openBody(v))).equals(data)).toBe(true);
+      expect(await h.core.objects.getTags('snaps', 'row-only/a')).toEqual({ versionId: put1.versionId, tags: {} });
+      // one with tags keeps its version_meta row (the lifecycle scan reads tags from there)
+      await putWithMeta('row-only/tagged', pattern(100, 1));
+      expect((await h.ms.versions.readMeta((await h.core.objects.head('snaps', 'row-only/tagged')).manifestId!))?.tags).toEqual({ t: '1' });
+    });
+
+    it('a tag or ACL change writes version_meta from the row first: nothing of the metadata is lost', async () => {
+      const put1 = await plain('row-only/b', pattern(2000, 5));
+      const vid = (await h.core.objects.head('snaps', 'row-only/b')).manifestId!;
+      await h.core.objects.setTags('snaps', 'row-only/b', { team: 'x' });
+      const v = await h.core.objects.head('snaps', 'row-only/b');
+      expect(v.meta).toMatchObject({ contentType: 'text/x-plain', userMeta: { colour: 'red' }, tags: { team: 'x' }, acl: 'public-read' });
+      expect(v.checksums).toEqual({ CRC32: put1.checksums.CRC32 });
+      expect((await h.ms.versions.readMeta(vid))?.contentType).toBe('text/x-plain');
+      expect(await h.ms.versions.tagsOf([vid], { concurrency: 1 })).toEqual(new Map([[vid, { team: 'x' }]]));
+
+      await plain('row-only/c', pattern(10, 5));
+      await h.core.objects.setAcl('snaps', 'row-only/c', 'private');
+      expect((await h.core.objects.head('snaps', 'row-only/c')).meta).toMatchObject({ contentType: 'text/x-plain', userMeta: { colour: 'red' }, acl: 'private' });
+    });
+
+    it('a tag change racing the removal of its version answers NoSuchVersion and leaves no version_meta behind', async () => {
+      const put1 = await plain('row-only/d', pattern(10, 6));
+      const vid = (await h.core.objects.head('snaps', 'row-only/d')).manifestId!;
+      const versions = h.ms.versions;
+      const insert = versions.insertMetaIfAbsent;
+      // the version is removed (row and version_meta) after the tag call read it, before it writes version_meta
+      versions.insertMetaIfAbsent = async (meta) => {
+        await h.core.objects.delete('snaps', 'row-only/d', alice, put1.versionId);
+        return insert.call(versions, meta);
+      };
+      try {
+        expect((await s3code(h.core.objects.setTags('snaps', 'row-only/d', { late: 'yes' }, put1.versionId))).code).toBe('NoSuchVersion');
+      } finally {
+        versions.insertMetaIfAbsent = insert;
+      }
+      expect(await h.ms.versions.readMeta(vid)).toBeUndefined();
+    });
+  });
+
   it('keeps working for rows written without a snapshot (before migration 006, multipart)', async () => {
     await put(h.core, 'snaps', 'plain', 'plain body');
     const bucketId = (await h.core.buckets.resolve('snaps')).bucketId;
-    const [row] = await h.ms.versions.newest(bucketId, '', 'plain', 1);
+    const [row] = await h.ms.versions.newest(bucketId, '', 'plain', 1, { body: true });
+    // such a row always has its version_meta (a small plain object now has none: rowOnlyMeta)
+    expect(await h.ms.versions.readMeta(row.vid)).toBeUndefined();
+    await h.ms.versions.insertMetaIfAbsent(row.snapshot!);
     await h.ms.versions.dropSnapshot(row, Date.now() * 1000);
     const { result: v, cql } = await queriesOf(() => h.core.objects.head('snaps', 'plain'));
     expect(cql.some((q) => /FROM version_meta/.test(q))).toBe(true);
