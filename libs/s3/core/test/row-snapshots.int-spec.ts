@@ -25,15 +25,10 @@ describe('metadata snapshots in version rows, against a real Cassandra', () => {
     }
   }
 
+  const putWith = (key: string, data: Buffer, meta: Parameters<typeof h.core.objects.put>[0]['meta']) =>
+    h.core.objects.put({ bucket: 'snaps', key, owner: alice, body: body(data), checksumAlgorithms: ['CRC32'], meta });
   const putWithMeta = (key: string, data: Buffer) =>
-    h.core.objects.put({
-      bucket: 'snaps',
-      key,
-      owner: alice,
-      body: body(data),
-      checksumAlgorithms: ['CRC32'],
-      meta: { contentType: 'text/x-snap', userMeta: { colour: 'blue' }, tags: { t: '1' }, acl: 'public-read' },
-    });
+    putWith(key, data, { contentType: 'text/x-snap', userMeta: { colour: 'blue' }, tags: { t: '1' }, acl: 'public-read' });
 
   it('serves HEAD and GET of a small object from one read of its version row', async () => {
     const data = pattern(4096, 7);
@@ -127,15 +122,7 @@ describe('metadata snapshots in version rows, against a real Cassandra', () => {
   });
 
   describe('a small object without tags or encryption: its row is its only metadata (rowOnlyMeta)', () => {
-    const plain = (key: string, data: Buffer) =>
-      h.core.objects.put({
-        bucket: 'snaps',
-        key,
-        owner: alice,
-        body: body(data),
-        checksumAlgorithms: ['CRC32'],
-        meta: { contentType: 'text/x-plain', userMeta: { colour: 'red' }, acl: 'public-read' },
-      });
+    const plain = (key: string, data: Buffer) => putWith(key, data, { contentType: 'text/x-plain', userMeta: { colour: 'red' }, acl: 'public-read' });
 
     it('PUT writes no version_meta row; HEAD, GET and GetObjectTagging answer from the row', async () => {
       const data = pattern(3000, 3);
