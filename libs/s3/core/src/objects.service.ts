@@ -394,10 +394,7 @@ export class CassandraObjectsService implements ObjectsService {
     return listVersions(this.store, await this.buckets.target(input.bucket), input);
   }
 
-  /**
-   * The version a tagging/ACL call addresses: current (NoSuchKey) or by id (NoSuchVersion). Read
-   * with its snapshot, which may be the only copy of its metadata (S3CoreSettings.rowOnlyMeta).
-   */
+  /** The version a tagging/ACL call addresses (NoSuchKey / NoSuchVersion), with its snapshot (rowOnlyMeta). */
   private async version(ref: BucketRef, key: string, versionId?: string): Promise<VersionRow> {
     const bucket = await this.target(ref, key);
     if (versionId !== undefined) {
