@@ -88,11 +88,11 @@ export class VersionsScanTask implements ScanTask<ScannedVersionRow, ScannedObje
     const bucket = await bucketOf(this.buckets, obj.bucketId);
     const counter = this.snapshots?.counting.counter(stats);
     const tail = counter && obj.beyond ? await this.snapshots!.tail.visibleAfter(obj, obj.beyond.last, obj.beyond.seenNull) : [];
-    // A bucket gone from the catalog has nothing left to converge: its rows go with it.
-    const staleNulls = bucket !== undefined && obj.staleNulls > 0;
+    const staleNulls = obj.staleNulls > 0;
     if (!bucket?.lifecycle) {
       counter?.addObject(snapshotObject(obj, bucket, 0, tail));
-      return staleNulls ? this.candidate(bucket!, obj, [], true, now, stats) : [];
+      // A bucket gone from the catalog has nothing left to converge: its rows go with it.
+      return bucket && staleNulls ? this.candidate(bucket, obj, [], true, now, stats) : [];
     }
     const key = obj.parent + obj.name;
     const tags = needsTags(bucket.lifecycle, key) ? await this.tags.tagsOf(taggedVids(obj)) : undefined;

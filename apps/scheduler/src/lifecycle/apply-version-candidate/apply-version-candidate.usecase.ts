@@ -37,47 +37,43 @@ export class ApplyVersionCandidate {
   }
 
   async execute(c: VersionCandidate): Promise<void> {
-    if (c.staleNulls) await this.convergeNulls(c);
+    const key = { bucket: c.bucket, key: c.key, sourceHost: c.sourceHost };
+    if (c.staleNulls)
+      await this.attempt(c, CONVERGE_NULLS_ACTION, key, undefined, () =>
+        this.applier.convergeStaleNulls({ bucketId: c.bucketId, bucket: c.bucket, key: c.key }),
+      );
     for (const v of c.versions) {
-      const suggested = suggestedAction(v);
-      const fields = { bucket: c.bucket, key: c.key, versionId: v.versionId, sourceHost: c.sourceHost };
-      const started = process.hrtime.bigint();
-      let result: ApplyResult;
-      try {
-        result = await this.applier.applyVersion({ bucketId: c.bucketId, bucket: c.bucket, key: c.key, versionId: v.versionId });
-      } catch (err) {
-        if (isRetryable(err)) throw new RetryableFailure(suggested, err);
-        this.metrics.failures.inc({ action: suggested });
-        this.log.error('lifecycle action failed', { ...fields, action: suggested, rule: v.rules[0]?.ruleId, outcome: 'failed', err });
-        continue;
-      }
-      if (result.reason === 'contended')
-        throw new RetryableFailure(result.s3Action ?? suggested, new Error(`${c.bucket}/${c.key} stays claimed by another writer`));
-      const action = result.s3Action ?? suggested;
-      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-      record(this.metrics, this.log, action, result, seconds, {
-        ...fields,
-        rule: result.ruleId ?? v.rules[0]?.ruleId,
-      });
+      await this.attempt(c, suggestedAction(v), { ...key, versionId: v.versionId }, v.rules[0]?.ruleId, () =>
+        this.applier.applyVersion({ bucketId: c.bucketId, bucket: c.bucket, key: c.key, versionId: v.versionId }),
+      );
     }
   }
 
-  /** The key's stale null rows: errors as for a version (retryable ones retry the whole candidate). */
-  private async convergeNulls(c: VersionCandidate): Promise<void> {
-    const action = CONVERGE_NULLS_ACTION;
-    const fields = { bucket: c.bucket, key: c.key, sourceHost: c.sourceHost };
+  /**
+   * One action of the candidate (a version's, or the key's null convergence): a retryable error
+   * or a lasting claim retries the whole candidate; any other error fails this action only.
+   */
+  private async attempt(
+    c: VersionCandidate,
+    suggested: string,
+    fields: Record<string, unknown>,
+    rule: string | undefined,
+    apply: () => Promise<ApplyResult>,
+  ): Promise<void> {
     const started = process.hrtime.bigint();
     let result: ApplyResult;
     try {
-      result = await this.applier.convergeStaleNulls({ bucketId: c.bucketId, bucket: c.bucket, key: c.key });
+      result = await apply();
     } catch (err) {
-      if (isRetryable(err)) throw new RetryableFailure(action, err);
-      this.metrics.failures.inc({ action });
-      this.log.error('lifecycle action failed', { ...fields, action, outcome: 'failed', err });
+      if (isRetryable(err)) throw new RetryableFailure(suggested, err);
+      this.metrics.failures.inc({ action: suggested });
+      this.log.error('lifecycle action failed', { ...fields, action: suggested, rule, outcome: 'failed', err });
       return;
     }
-    if (result.reason === 'contended') throw new RetryableFailure(action, new Error(`${c.bucket}/${c.key} stays claimed by another writer`));
-    record(this.metrics, this.log, action, result, Number(process.hrtime.bigint() - started) / 1e9, fields);
+    if (result.reason === 'contended')
+      throw new RetryableFailure(result.s3Action ?? suggested, new Error(`${c.bucket}/${c.key} stays claimed by another writer`));
+    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    record(this.metrics, this.log, result.s3Action ?? suggested, result, seconds, { ...fields, rule: result.ruleId ?? rule });
   }
 }
 
