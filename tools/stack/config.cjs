@@ -41,6 +41,7 @@ const LOCAL_DC = 'datacenter1'; // what SimpleSnitch reports
  * @property {string} [cassandraHeap]
  * @property {string} [clusterName]
  * @property {string} [paxosVariant]
+ * @property {string} [sstableFormat]
  * @property {string} [kafkaVersion]
  * @property {string} [kafkaHost]
  * @property {number} [kafkaPort]
@@ -67,6 +68,7 @@ const LOCAL_DC = 'datacenter1'; // what SimpleSnitch reports
  * @property {string} heap
  * @property {string} clusterName
  * @property {string} paxosVariant
+ * @property {string} sstableFormat
  */
 
 /**
@@ -112,6 +114,9 @@ function configFromEnv(opts = {}) {
       clusterName: opts.clusterName || envStr('OSTORE_CASSANDRA_CLUSTER_NAME', 'ostore-local'),
       // '' keeps Cassandra's default (v1); v2 = fewer round trips per LWT (a node restart applies it)
       paxosVariant: opts.paxosVariant || envStr('OSTORE_CASSANDRA_PAXOS_VARIANT', ''),
+      // '' keeps Cassandra's default (big); bti = trie-indexed sstables, for the sstables a node
+      // writes after its next start (compared in tools/bench/results/2026-12-05-sstable-format.md)
+      sstableFormat: opts.sstableFormat || envStr('OSTORE_CASSANDRA_SSTABLE_FORMAT', ''),
     },
     kafka: {
       version: opts.kafkaVersion || envStr('OSTORE_KAFKA_VERSION', DEFAULT_KAFKA_VERSION),

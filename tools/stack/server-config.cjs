@@ -56,7 +56,7 @@ concurrent_materialized_view_writes: 8
 auto_snapshot: false
 authenticator: AllowAllAuthenticator
 authorizer: AllowAllAuthorizer
-${c.paxosVariant ? `paxos_variant: ${c.paxosVariant}\n` : ''}`;
+${c.paxosVariant ? `paxos_variant: ${c.paxosVariant}\n` : ''}${c.sstableFormat ? `sstable:\n  selected_format: ${c.sstableFormat}\n` : ''}`;
 }
 
 /**
