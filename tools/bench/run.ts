@@ -25,6 +25,7 @@ const LIFECYCLE_BENCHES: Record<string, () => Promise<{ main(argv: string[]): Pr
   'count-requests': () => import('./peer/count-run'),
   'vs-minio': () => import('./peer/versus-run'),
   'cassandra-cpu': () => import('./peer/cassandra-cpu-run'),
+  'sstable-format': () => import('./peer/sstable-format-run'),
   soak: () => import('./soak/soak-run'),
   'quota-micro': () => import('./quota/quota-micro-run'),
 };
