@@ -9,8 +9,8 @@
  * directory and ports, nothing else of the local stack is touched) with `big`, writes `--objects`
  * 4 KiB objects into one directory of a keyspace (in `--flushes` parts, each flushed: the directory
  * spans that many sstables), restarts the node with `bti` and writes the same into a second
- * keyspace, then (after `--warmup` reads spread over both: a restarted JVM needs about 100,000 reads
- * before its per-read cost settles) runs `--rounds` rounds; each round reads `--ops` random keys of
+ * keyspace, then (after `--warmup` reads spread over both: a restarted node's cost per read settles
+ * only after a few hundred thousand reads, so 200000 for a warm node) runs `--rounds` rounds; each round reads `--ops` random keys of
  * each keyspace (`--concurrency` in flight), the order alternating, and takes the Cassandra
  * process's CPU (/proc, utime + stime) over each. Nothing is in a memtable when reads start.
  * Results: tools/bench/results/<date>-sstable-format.{md,json}, one section per `--label`.
