@@ -2,6 +2,7 @@ import { createHash } from 'crypto';
 import { CreateBucketCommand, HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { GatewayUnderTest, startGateway, waitFor } from '@ostore/testing';
 import { RawConnection, requestHead, signedHeaders } from './raw-connection';
+import { setQuota } from './quota-helpers';
 import { errorCode, s3Error } from './s3-test-helpers';
 
 const IDLE_MS = 1000;
@@ -18,6 +19,7 @@ describe('S3 listener timeouts and limits', () => {
   let gw: GatewayUnderTest;
   let s3: S3Client;
   const Bucket = 'limits';
+  const QuotaBucket = 'limits-quota';
   const open: RawConnection[] = [];
   const connect = async () => {
     const c = await new RawConnection(gw.endpoint).connected();
@@ -38,6 +40,8 @@ describe('S3 listener timeouts and limits', () => {
     });
     s3 = gw.client();
     await s3.send(new CreateBucketCommand({ Bucket }));
+    await s3.send(new CreateBucketCommand({ Bucket: QuotaBucket }));
+    await setQuota(gw, QuotaBucket, { maxBytes: 1024 });
     s3.destroy(); // its keep-alive sockets would count against the connection limit
   });
   afterEach(() => {
@@ -136,6 +140,29 @@ describe('S3 listener timeouts and limits', () => {
     await waitFor('the next answer on the same connection', async () => (answers(c).length === 2 ? true : undefined), 10_000);
     expect(answers(c)[1]).toBe('HTTP/1.1 200 ');
     expect([writeError, c.closed]).toEqual([undefined, false]);
+  });
+
+  it.each([
+    ['refused before the body (no such bucket)', '/no-such-bucket-here/key', {}],
+    ['refused after its 100 Continue (quota exceeded)', `/${QuotaBucket}/key`, { expect: '100-continue' }],
+  ])('a PUT with Connection: close %s lets the client send its whole body without a reset, then the connection closes', async (_, path, extra: Record<string, string>) => {
+    // the AWS SDK sends Expect: 100-continue with Connection: close; a reset under its body write
+    // fails the request with EPIPE instead of the answer (a lingering close)
+    const size = 4 * 1024 * 1024;
+    const headers = await signedHeaders(gw, 'PUT', path, { 'x-amz-content-sha256': 'UNSIGNED-PAYLOAD', 'content-length': String(size), connection: 'close', ...extra });
+    const c = await connect();
+    c.socket.write(requestHead('PUT', path, headers));
+    await waitFor('the refusal', async () => (/\r\n\r\n<\?xml[\s\S]*<\/Error>/.test(c.received) ? true : undefined), 10_000);
+    expect(c.received).toMatch(extra.expect ? /^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 403 / : /^HTTP\/1\.1 404 /);
+    expect(errorCode(c.received)).toBe(extra.expect ? 'QuotaExceeded' : 'NoSuchBucket');
+    expect(c.received).toMatch(/\r\nconnection: close\r\n/i);
+    let writeError: Error | undefined;
+    c.socket.on('error', (e) => (writeError = e));
+    for (let sent = 0; sent < size; sent += 256 * 1024) {
+      await new Promise<void>((resolve, reject) => c.socket.write(Buffer.alloc(256 * 1024, 'x'), (e) => (e ? reject(e) : resolve())));
+    }
+    await c.closedWithin(10_000);
+    expect(writeError).toBeUndefined();
   });
 
   it('a refused PUT closes the connection when the rest of its body is long or waits for a 100 Continue never sent', async () => {

@@ -70,3 +70,34 @@ export function watchBodyIdle(raw: IncomingMessage, res: ServerResponse, idleMs:
     if (res.headersSent && socket.writableLength > 0) socket.destroy();
   });
 }
+
+/** The longest a connection closing after an error answer waits for the rest of the request's body. */
+export const LINGER_MAX_MS = 30_000;
+
+/**
+ * A lingering close: when the connection must close after this request's answer (the client sent
+ * `Connection: close`, as the AWS SDK does with `Expect: 100-continue`), Node closes the socket as
+ * soon as the answer is written. A client still sending the body of a refused request then gets a
+ * reset: its write fails with EPIPE, and the reset may discard the answer it has not read yet. So
+ * the close waits until the body has arrived whole (its bytes read and discarded), the client
+ * closes its side, the body idle timeout cuts it, or `maxMs` passes; then it proceeds as Node's.
+ * Only for a body the gateway drains anyway (framed, at most 64 MiB left): a longer one is cut.
+ */
+export function lingerUntilBodyEnds(raw: IncomingMessage, maxMs = LINGER_MAX_MS): void {
+  const socket = raw.socket as Socket & { destroySoon?: () => void };
+  const destroySoon = socket.destroySoon;
+  if (typeof destroySoon !== 'function') return;
+  socket.destroySoon = function lingeringDestroySoon(this: Socket) {
+    if (raw.complete || this.destroyed) {
+      destroySoon.call(this);
+      return;
+    }
+    const cap = setTimeout(() => this.destroy(), maxMs).unref();
+    const close = () => {
+      clearTimeout(cap);
+      if (!this.destroyed) destroySoon.call(this);
+    };
+    raw.once('end', close);
+    this.once('close', () => clearTimeout(cap));
+  };
+}

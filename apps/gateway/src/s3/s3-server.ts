@@ -14,7 +14,7 @@ import { resolveOperation, unconfiguredSubresource } from './operations';
 import { S3_HANDLERS, S3Handler } from './s3-handler';
 import { S3Request } from './s3-request';
 import { checkRequest } from './request-checks';
-import { createS3Listener, watchBodyIdle } from './s3-listener';
+import { createS3Listener, lingerUntilBodyEnds, watchBodyIdle } from './s3-listener';
 import { GATEWAY_CONFIG } from './tokens';
 
 /**
@@ -188,7 +188,11 @@ export class S3Server implements OnApplicationBootstrap, BeforeApplicationShutdo
     if (!keepAlive) headers['Connection'] = 'close';
     res.writeHead(err.httpStatus, headers);
     res.end(body, afterSent);
-    if (!req.raw.readableEnded && !afterSent) discardUnreadBody(req);
+    if (!req.raw.readableEnded && !afterSent) {
+      discardUnreadBody(req);
+      // the client may still close the connection after this answer (Connection: close)
+      if (keepAlive) lingerUntilBodyEnds(req.raw);
+    }
   }
 }
 
