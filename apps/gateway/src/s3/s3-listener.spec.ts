@@ -1,3 +1,4 @@
+import { EventEmitter } from 'events';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'http';
 import { AddressInfo, connect, Socket } from 'net';
 import { lingerUntilBodyEnds } from './s3-listener';
@@ -72,5 +73,22 @@ describe('lingerUntilBodyEnds (a lingering close after an early refusal)', () =>
     // jest's own timeout bounds this wait: without the cap the server would hold the connection forever
     await upload.closed;
     expect(upload.socket.bytesWritten).toBeLessThan(BODY);
+  });
+
+  it('a keep-alive socket refused many times keeps one override, which waits for the latest request', () => {
+    const socket = Object.assign(new EventEmitter(), { destroyed: false, destroySoonCalls: 0, destroySoon: () => undefined as void });
+    socket.destroySoon = () => void socket.destroySoonCalls++;
+    const request = () => Object.assign(new EventEmitter(), { complete: false, socket }) as unknown as IncomingMessage;
+    const [first, second] = [request(), request()];
+    lingerUntilBodyEnds(first, 60_000);
+    const installed = socket.destroySoon;
+    Object.assign(first, { complete: true });
+    lingerUntilBodyEnds(second, 60_000);
+    expect(socket.destroySoon).toBe(installed);
+    socket.destroySoon();
+    expect(socket.destroySoonCalls).toBe(0);
+    second.emit('end');
+    expect(socket.destroySoonCalls).toBe(1);
+    socket.emit('close');
   });
 });

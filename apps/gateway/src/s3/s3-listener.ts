@@ -84,20 +84,33 @@ export const LINGER_MAX_MS = 30_000;
  * Only for a body the gateway drains anyway (framed, at most 64 MiB left): a longer one is cut.
  */
 export function lingerUntilBodyEnds(raw: IncomingMessage, maxMs = LINGER_MAX_MS): void {
-  const socket = raw.socket as Socket & { destroySoon?: () => void };
+  const socket = raw.socket as LingeringSocket;
+  if (typeof socket.destroySoon !== 'function') return;
+  // One override per socket, however many of its requests are refused: it waits for the latest.
+  const lingering = socket[LINGER];
+  if (lingering) {
+    lingering.raw = raw;
+    lingering.maxMs = maxMs;
+    return;
+  }
+  const state = { raw, maxMs };
+  socket[LINGER] = state;
   const destroySoon = socket.destroySoon;
-  if (typeof destroySoon !== 'function') return;
   socket.destroySoon = function lingeringDestroySoon(this: Socket) {
-    if (raw.complete || this.destroyed) {
+    const body = state.raw;
+    if (body.complete || this.destroyed) {
       destroySoon.call(this);
       return;
     }
-    const cap = setTimeout(() => this.destroy(), maxMs).unref();
+    const cap = setTimeout(() => this.destroy(), state.maxMs).unref();
     const close = () => {
       clearTimeout(cap);
       if (!this.destroyed) destroySoon.call(this);
     };
-    raw.once('end', close);
+    body.once('end', close);
     this.once('close', () => clearTimeout(cap));
   };
 }
+
+const LINGER = Symbol('ostore.linger');
+type LingeringSocket = Socket & { destroySoon?: () => void; [LINGER]?: { raw: IncomingMessage; maxMs: number } };
