@@ -1,7 +1,8 @@
-import { mkdtempSync, readFileSync } from 'fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
 import { parseArgs, scenariosOf } from './args';
+import { newestCpuProfile } from './gateway';
 import { parseStatTicks, parseStatusMemory, readRss, RssSampler } from './proc';
 import { CpuProfile, summarizeProfile } from './profile';
 import { mergeResults, renderMarkdown, ResultsFile, ScenarioResult, writeResults } from './report';
@@ -148,6 +149,15 @@ describe('CPU profile summary', () => {
     expect(s.inclusiveOwnCode[0]).toMatchObject({ name: 'handle' });
     expect(s.inclusiveOwnCode[0].pct).toBeCloseTo(100);
     expect(s.busyPct).toBeGreaterThan(50);
+  });
+
+  it("picks the newest main-thread profile, not a worker thread's started later", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cpuprof-'));
+    for (const f of ['CPU.20261206.025315.9885.0.001.cpuprofile', 'CPU.20261206.025323.9885.1.002.cpuprofile', 'notes.txt']) writeFileSync(join(dir, f), '{}');
+    expect(newestCpuProfile(dir)).toBe(join(dir, 'CPU.20261206.025315.9885.0.001.cpuprofile'));
+    writeFileSync(join(dir, 'CPU.20261206.030000.9999.0.003.cpuprofile'), '{}');
+    expect(newestCpuProfile(dir)).toBe(join(dir, 'CPU.20261206.030000.9999.0.003.cpuprofile'));
+    expect(newestCpuProfile(join(dir, 'absent'))).toBeUndefined();
   });
 
   it('counts only the samples inside the window', () => {

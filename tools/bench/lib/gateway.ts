@@ -147,7 +147,12 @@ export class GatewayProcess {
   }
 }
 
-/** The newest `.cpuprofile` in a folder. */
+/**
+ * The newest main-thread `.cpuprofile` in a folder (the event loop's: Node names them
+ * CPU.<date>.<time>.<pid>.<thread id>.<seq>.cpuprofile, thread 0 being the main one). Worker
+ * threads (the MD5 offload) write their own, later-started profiles; the newest of any thread is
+ * the fallback when no name carries a thread id.
+ */
 export function newestCpuProfile(dir: string): string | undefined {
   let files: string[];
   try {
@@ -155,7 +160,8 @@ export function newestCpuProfile(dir: string): string | undefined {
   } catch {
     return undefined;
   }
-  return files.sort().map((f) => join(dir, f)).pop();
+  const main = files.filter((f) => /^CPU\.\d+\.\d+\.\d+\.0\.\d+\.cpuprofile$/.test(f));
+  return (main.length > 0 ? main : files).sort().map((f) => join(dir, f)).pop();
 }
 
 /** Drops a keyspace (best effort) through cassandra-driver with the stack's client options. */
