@@ -22,6 +22,8 @@ export { defaultQuotaLedgerSettings } from './quota/quota-state';
 export type { QuotaLedgerSettings } from './quota/quota-state';
 export type { QuotaLimits, QuotaWant } from './quota/quota-guard';
 export { QuotaMetrics, NoopQuotaMetrics } from './quota/quota-metrics';
+export { ConvergenceMetrics, NoopConvergenceMetrics } from './convergence-metrics';
+export type { ConvergenceMetricsSink, ConvergenceStep } from './convergence-metrics';
 export type { QuotaMetricsSink } from './quota/quota-metrics';
 export { BucketQuotasService } from './quota/bucket-quotas.service';
 export type { BucketUsage, BucketSummary, QuotaChange } from './quota/bucket-quotas.service';

@@ -6,6 +6,7 @@ import { splitKey } from './keys';
 import { NULL_VERSION_ID, publicVersionIdOf } from './version-ids';
 import { newVersionRow } from './version-mapping';
 import { staleNullRows } from './null-rows';
+import { type ConvergenceMetricsSink, NoopConvergenceMetrics } from './convergence-metrics';
 
 /** Most keys of one directory partition read and written together (one `IN` read, one batch). */
 export const PARTITION_DELETE_CHUNK = 250;
@@ -47,6 +48,7 @@ export class PartitionDeletes {
     private readonly store: PartitionDeleteStore,
     private readonly ghostTtlSeconds: number,
     private readonly log: ContextLogger,
+    private readonly convergence: ConvergenceMetricsSink = new NoopConvergenceMetrics(),
   ) {}
 
   /** Deletes `keys` (already validated) of one bucket; answers in the order of `keys` (a repeated key is deleted once). */
@@ -100,19 +102,21 @@ export class PartitionDeletes {
     await this.ms.applyPartitionMutation(statements);
     await Promise.all([
       ...late.map((row) =>
-        this.store.checkIndex(row).catch((err: unknown) =>
-          this.log.warn('index check after commit failed', { bucket: bucket.name, key: parent + row.name, err: (err as Error).message }),
-        ),
+        this.store.checkIndex(row).catch((err: unknown) => {
+          this.convergence.failed('index_check');
+          this.log.warn('index check after commit failed', { bucket: bucket.name, key: parent + row.name, err: (err as Error).message });
+        }),
       ),
       isNull
-        ? this.convergeNulls(bucket, parent, rows).catch((err: unknown) =>
+        ? this.convergeNulls(bucket, parent, rows).catch((err: unknown) => {
+            this.convergence.failed('null_versions');
             this.log.warn('null version cleanup failed; the next write of the key or the scheduler (after a scan) retries it', {
               bucket: bucket.name,
               parent,
               keys: targets.length,
               err: (err as Error).message,
-            }),
-          )
+            });
+          })
         : undefined,
     ]);
     if (kind === 'ghost') return names.map(() => ({ deleteMarker: false }));

@@ -7,6 +7,7 @@ import { BLOCK_MANAGER, BlockManager } from '@ostore/storage/blocks';
 import { BUCKETS_SERVICE, MULTIPART_SERVICE, OBJECTS_SERVICE, USERS_SERVICE } from './api';
 import { createS3Core, S3Core } from './s3-core';
 import { QuotaMetrics } from './quota/quota-metrics';
+import { ConvergenceMetrics } from './convergence-metrics';
 import { S3CoreSettings } from './s3-core.options';
 import { NoopUsageRecorder, USAGE_RECORDER, UsageRecorder } from './usage';
 
@@ -65,6 +66,7 @@ export class S3CoreModule {
             // a mutation is sent within one request timeout of its vts and lands within another
             settings: { indexFlightMs: 2 * db.options.requestTimeoutMs + 1000, ...options.settings },
             quotaMetrics: registry && new QuotaMetrics(registry),
+            convergenceMetrics: registry && new ConvergenceMetrics(registry),
           }),
         inject: [Metastore, options.blockManager ?? BLOCK_MANAGER, Clock, JsonLogger, USAGE_RECORDER, CassandraClient, { token: MetricsRegistry, optional: true }],
       },

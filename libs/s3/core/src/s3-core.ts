@@ -10,6 +10,7 @@ import { defaultS3CoreSettings, S3CoreSettings } from './s3-core.options';
 import { BucketQuotasService } from './quota/bucket-quotas.service';
 import { QuotaGuard } from './quota/quota-guard';
 import type { QuotaMetricsSink } from './quota/quota-metrics';
+import type { ConvergenceMetricsSink } from './convergence-metrics';
 import { NoopUsageRecorder, UsageRecorder } from './usage';
 import { CassandraUsersService } from './users.service';
 import { VersionClock } from './version-ids';
@@ -47,6 +48,8 @@ export interface S3CoreDeps {
   usage?: UsageRecorder;
   /** Where the quota guard reports (default: nowhere). */
   quotaMetrics?: QuotaMetricsSink;
+  /** Where the version store reports post-commit steps that failed (default: nowhere). */
+  convergenceMetrics?: ConvergenceMetricsSink;
   settings?: Partial<S3CoreSettings>;
 }
 
@@ -64,6 +67,7 @@ export function createS3Core(deps: S3CoreDeps): S3Core {
     deps.usage ?? new NoopUsageRecorder(),
     logger.forContext(VersionStore.name),
     guard,
+    deps.convergenceMetrics,
   );
   const resolver = new BucketResolver(deps.metastore, settings.bucketCacheTtlMs);
   const multipart = new CassandraMultipartService(resolver, store, deps.metastore, logger.forContext(CassandraMultipartService.name));

@@ -26,6 +26,7 @@ import { blockRefs, indexEntryOf, metaRowOf, newVersionRow, versionRef } from '.
 import { checkWriteCondition } from './write-conditions';
 import { PartitionDeletes } from './partition-deletes';
 import { staleNullRows } from './null-rows';
+import { type ConvergenceMetricsSink, NoopConvergenceMetrics } from './convergence-metrics';
 
 export type { BucketKey } from './version-data';
 
@@ -130,11 +131,12 @@ export class VersionStore extends VersionData {
     usage: UsageRecorder,
     private readonly log: ContextLogger,
     quota: QuotaGuard,
+    private readonly convergence: ConvergenceMetricsSink = new NoopConvergenceMetrics(),
   ) {
     super(ms, blocks, settings, usage, quota);
     this.folderCache = new FolderCache(clock, settings.folderCacheTtlMs);
     this.indexRechecks = new IndexRechecks(clock, settings.indexFlightMs, (b, p, n, floor) => this.reconcileIndex(b, p, n, floor), log);
-    this.partitionDeletes = new PartitionDeletes(ms, this, settings.ghostTtlSeconds, log);
+    this.partitionDeletes = new PartitionDeletes(ms, this, settings.ghostTtlSeconds, log, convergence);
   }
 
   /** Upserts the folder rows of `table` this process has not written lately (see FolderCache). */
@@ -224,18 +226,20 @@ export class VersionStore extends VersionData {
     // other writers) running at the same time, so they go out together.
     await Promise.all([
       sentLate
-        ? this.checkIndex(row).catch((err: unknown) =>
-            this.log.warn('index check after commit failed', { bucket: spec.bucket.name, key: spec.key, err: (err as Error).message }),
-          )
+        ? this.checkIndex(row).catch((err: unknown) => {
+            this.convergence.failed('index_check');
+            this.log.warn('index check after commit failed', { bucket: spec.bucket.name, key: spec.key, err: (err as Error).message });
+          })
         : undefined,
       spec.isNull && !spec.deferNullConvergence
-        ? this.convergeNulls(spec.bucket, parent, name, row).catch((err: unknown) =>
+        ? this.convergeNulls(spec.bucket, parent, name, row).catch((err: unknown) => {
+            this.convergence.failed('null_versions');
             this.log.warn('null version cleanup failed; the next write of the key or the scheduler (after a scan) retries it', {
               bucket: spec.bucket.name,
               key: spec.key,
               err: (err as Error).message,
-            }),
-          )
+            });
+          })
         : undefined,
     ]);
     return row;

@@ -4,7 +4,7 @@ import type { CassandraClient } from '@ostore/shared/cassandra';
 import { Clock, SystemClock } from '@ostore/shared/clock';
 import type { BlockManager } from '@ostore/storage/blocks';
 import { alice, coreError, CoreErrorFacts, getObject, newCoreFixture, putObject } from '../src/testing';
-import type { S3Core, S3CoreSettings, UsageEvent } from '../src';
+import type { ConvergenceStep, S3Core, S3CoreSettings, UsageEvent } from '../src';
 
 export { alice, bob, body, drain, pattern, refsOf } from '../src/testing';
 
@@ -14,6 +14,8 @@ export interface Harness {
   client: CassandraClient;
   blocks: BlockManager;
   usage: UsageEvent[];
+  /** Every post-commit step the core reported failed. */
+  convergenceFailures: ConvergenceStep[];
   /** A second "gateway" on the same keyspace (own session, own VersionClock). */
   another(): Promise<S3Core>;
   close(): Promise<void>;

@@ -14,6 +14,7 @@ import {
 } from '@ostore/storage/blocks';
 import { cassandraOptions } from '@ostore/testing';
 import type { UsageEvent } from '../usage';
+import type { ConvergenceStep } from '../convergence-metrics';
 import { createS3Core, S3Core } from '../s3-core';
 import type { S3CoreSettings } from '../s3-core.options';
 
@@ -41,6 +42,8 @@ export interface CoreFixture<C extends Clock = Clock> extends CoreNode {
   clock: C;
   /** Every size change any node of the fixture reported. */
   usage: UsageEvent[];
+  /** Every post-commit step any node of the fixture reported failed (ConvergenceMetricsSink). */
+  convergenceFailures: ConvergenceStep[];
   /** Another node on the same keyspace, clock and usage list. */
   another(): Promise<CoreNode>;
   /** Shuts every session of the fixture down. */
@@ -59,6 +62,7 @@ export async function newCoreFixture<C extends Clock = SystemClock>(
   const clock = (options.clock ?? new SystemClock()) as C;
   const sessions: CassandraClient[] = [];
   const usage: UsageEvent[] = [];
+  const convergenceFailures: ConvergenceStep[] = [];
   const node = async (): Promise<CoreNode> => {
     const client = new CassandraClient(cassandraOptions(keyspace));
     await client.connect();
@@ -74,7 +78,15 @@ export async function newCoreFixture<C extends Clock = SystemClock>(
     const reclaimer = new BlockReclaimer(repo, stores, lifecycle, metrics, logger);
     const blocks = new CassandraBlockManager(repo, stores, reclaimer, lifecycle, clock, metrics, logger);
     const ms = new Metastore(client);
-    const core = createS3Core({ metastore: ms, blocks, clock, logger, usage: { record: (e) => usage.push(e) }, settings: options.settings });
+    const core = createS3Core({
+      metastore: ms,
+      blocks,
+      clock,
+      logger,
+      usage: { record: (e) => usage.push(e) },
+      convergenceMetrics: { failed: (step) => convergenceFailures.push(step) },
+      settings: options.settings,
+    });
     return { core, ms, client, blocks };
   };
   const first = await node();
@@ -83,6 +95,7 @@ export async function newCoreFixture<C extends Clock = SystemClock>(
     keyspace,
     clock,
     usage,
+    convergenceFailures,
     another: node,
     close: async () => {
       await Promise.all(sessions.map((s) => s.shutdown()));
