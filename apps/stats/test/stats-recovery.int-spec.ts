@@ -116,5 +116,7 @@ describe('the stats app, killed mid-run and with its local store lost', () => {
     let stored = 0;
     for (const b of buckets) for await (const _ of s.events.events(b, new Date(Date.now() - 20 * 60_000), new Date())) stored++;
     expect(stored).toBe(sent.length);
-  });
+    // three app starts and the waits above, each with its own deadline: 65 s on the 2-core box,
+    // so jest's default 120 s was the tightest bound of all, and with no message of what stalled
+  }, 420_000);
 });
