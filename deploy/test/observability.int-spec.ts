@@ -11,7 +11,7 @@ import {
   PutObjectCommand,
   S3ServiceException,
 } from '@aws-sdk/client-s3';
-import { AppProcess, appEnv, freshCluster, waitFor } from '@ostore/testing';
+import { AppProcess, appEnv, freePort, freshCluster, waitFor } from '@ostore/testing';
 import { parse } from 'yaml';
 import { DAY_MS, LifecycleSystem, startLifecycleSystem } from '../../apps/scheduler/test/lifecycle-system';
 
@@ -71,9 +71,10 @@ describe('dashboards and alerts against a real Prometheus scraping the apps', ()
   let prometheus: ChildProcess | undefined;
   let promOutput = '';
   let dir: string;
-  const promPort = 29000 + Math.floor(Math.random() * 900);
-  const statsPort = promPort + 1000;
-  const promUrl = `http://127.0.0.1:${promPort}`;
+  // ports the kernel finds free: a fixed range met the test stack's own (30042, 30070, 30080, 30092, 30093)
+  let promPort: number;
+  let statsPort: number;
+  let promUrl: string;
 
   const api = async (path: string): Promise<any> => {
     const res = await fetch(`${promUrl}${path}`);
@@ -87,6 +88,10 @@ describe('dashboards and alerts against a real Prometheus scraping the apps', ()
     );
 
   beforeAll(async () => {
+    promPort = await freePort();
+    do statsPort = await freePort();
+    while (statsPort === promPort);
+    promUrl = `http://127.0.0.1:${promPort}`;
     // the empty-directory cleanup every 2 s, its deletes not held back by the folder-row cache
     // (gateway and scheduler agree on 0), so that one cleanup happens within the workload
     const noFolderCache = { S3_FOLDER_CACHE_MS: '0', FOLDER_CLEANUP_SKEW_MS: '0' };
@@ -108,7 +113,9 @@ describe('dashboards and alerts against a real Prometheus scraping the apps', ()
       'stats ready',
       async () => ((await fetch(`http://127.0.0.1:${statsPort}/health/ready`)).ok ? true : undefined),
       90_000,
-    );
+    ).catch((e) => {
+      throw new Error(`${(e as Error).message}\n${stats.output.slice(-20).join('')}`);
+    });
 
     dir = mkdtempSync(join(tmpdir(), 'ostore-prometheus-'));
     const target = (url: string) => url.replace(/^http:\/\//, '');

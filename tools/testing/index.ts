@@ -3,3 +3,4 @@ export * from './app-process';
 export * from './gateway-harness';
 export * from './metrics';
 export * from './cassandra-ring';
+export * from './free-port';
