@@ -1,21 +1,9 @@
 import { ChildProcess, spawn } from 'child_process';
 import { createWriteStream, mkdirSync, readdirSync, readFileSync } from 'fs';
-import { createServer } from 'net';
 import { join, resolve } from 'path';
+import { freePort } from '@ostore/testing';
 
 export const REPO_ROOT = resolve(__dirname, '../../..');
-
-/** A TCP port on 127.0.0.1 that was free a moment ago. */
-export function freePort(): Promise<number> {
-  return new Promise((res, rej) => {
-    const s = createServer();
-    s.once('error', rej);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => res(port));
-    });
-  });
-}
 
 export interface GatewayOptions {
   keyspace: string;

@@ -4,7 +4,8 @@ import { cpus, loadavg, totalmem } from 'os';
 import { resolve } from 'path';
 import { S3Client } from '@aws-sdk/client-s3';
 import { KafkaClient } from '@ostore/queue/data-access';
-import { dropKeyspace, freePort, GatewayProcess } from '../lib/gateway';
+import { freePort } from '@ostore/testing';
+import { dropKeyspace, GatewayProcess } from '../lib/gateway';
 import {
   Layout,
   ListingResult,

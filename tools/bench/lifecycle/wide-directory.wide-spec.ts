@@ -1,6 +1,5 @@
 import { S3Client } from '@aws-sdk/client-s3';
-import { cassandraOptions, freshCluster, GatewayUnderTest, stackEnv, startGateway } from '@ostore/testing';
-import { createServer } from 'net';
+import { cassandraOptions, freePort, freshCluster, GatewayUnderTest, stackEnv, startGateway } from '@ostore/testing';
 import { resolve } from 'path';
 import { KafkaClient } from '@ostore/queue/data-access';
 import {
@@ -20,16 +19,6 @@ const LAYOUTS: Layout[] =
     ? ['contiguous', 'interleaved']
     : [(process.env.WIDE_LAYOUT as Layout | undefined) ?? 'contiguous'];
 const ROOT = resolve(__dirname, '../../..');
-
-const freePort = () =>
-  new Promise<number>((done, fail) => {
-    const srv = createServer();
-    srv.once('error', fail);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => done(port));
-    });
-  });
 
 /**
  * Issue 4: ONE directory with N objects of which 90 % are expired by a lifecycle rule. The real

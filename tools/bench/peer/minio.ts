@@ -2,7 +2,7 @@ import { ChildProcess, spawn, spawnSync } from 'child_process';
 import { randomBytes } from 'crypto';
 import { createWriteStream, existsSync, mkdirSync, rmSync, writeFileSync, readFileSync } from 'fs';
 import { join } from 'path';
-import { freePort } from '../lib/gateway';
+import { freePort } from '@ostore/testing';
 import { cacheDir } from '../lib/warp';
 
 /**

@@ -4,7 +4,8 @@ import { join } from 'path';
 import { CreateBucketCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { Client } from 'cassandra-driver';
 import { startAbGateway, timedRound } from '../lib/ab-gateway';
-import { freePort, GatewayProcess, REPO_ROOT } from '../lib/gateway';
+import { freePort } from '@ostore/testing';
+import { GatewayProcess, REPO_ROOT } from '../lib/gateway';
 import { positiveIntFlag } from '../lib/args';
 import { median } from '../lib/median';
 

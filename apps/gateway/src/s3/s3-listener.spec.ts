@@ -1,6 +1,7 @@
 import { EventEmitter } from 'events';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'http';
 import { AddressInfo, connect, Socket } from 'net';
+import { waitFor } from '@ostore/testing';
 import { lingerUntilBodyEnds } from './s3-listener';
 
 const BODY = 4 * 1024 * 1024;
@@ -28,11 +29,7 @@ async function refusedUpload(server: Server, send: number): Promise<{ writeError
   let writeError: string | undefined;
   socket.on('error', (e: NodeJS.ErrnoException) => (writeError ??= e.code ?? e.message));
   socket.write(`PUT /k HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: ${BODY}\r\n\r\n`);
-  const deadline = Date.now() + 10_000;
-  while (!received.endsWith('denied')) {
-    if (Date.now() > deadline) throw new Error(`no refusal within 10 s: ${JSON.stringify(received)}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
+  await waitFor('the refusal', async () => (received.endsWith('denied') ? true : undefined), 10_000, 5);
   for (let sent = 0; sent < send && !writeError; sent += CHUNK) {
     await new Promise<void>((resolve) => socket.write(Buffer.alloc(CHUNK, 1), (e) => (e ? ((writeError ??= (e as NodeJS.ErrnoException).code), resolve()) : resolve())));
   }
