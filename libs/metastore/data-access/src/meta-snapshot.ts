@@ -1,3 +1,4 @@
+import { compareUtf8 } from '@ostore/shared/cassandra';
 import type { VersionLocator, VersionMetaRow } from './version.entity';
 
 /**
@@ -26,6 +27,17 @@ export function encodeMetaSnapshot(meta: VersionMetaRow): Buffer | undefined {
   return Buffer.concat([Buffer.from([FORMAT]), Buffer.from(JSON.stringify(fields satisfies SnapshotFields), 'utf8')]);
 }
 
+/**
+ * A map as a read of its `map<text, text>` column returns it: keys in Cassandra's text order. A
+ * snapshot keeps the writer's order (a PUT's `x-amz-tagging` order), so readers of either copy
+ * must see the same order (GetObjectTagging lists tags by key, as S3 does).
+ */
+function inMapOrder(m: Record<string, string> | undefined): Record<string, string> {
+  if (!m) return {};
+  const keys = Object.keys(m);
+  return keys.length < 2 ? m : Object.fromEntries(keys.sort(compareUtf8).map((k) => [k, m[k]!]));
+}
+
 /** The metadata row a snapshot stands for, or undefined when it cannot be used (unknown format). */
 export function decodeMetaSnapshot(snapshot: Buffer, loc: VersionLocator): VersionMetaRow | undefined {
   if (snapshot.length < 2 || snapshot[0] !== FORMAT) return undefined;
@@ -43,8 +55,8 @@ export function decodeMetaSnapshot(snapshot: Buffer, loc: VersionLocator): Versi
     parent,
     name,
     vts,
-    userMeta: f.userMeta ?? {},
-    tags: f.tags ?? {},
+    userMeta: inMapOrder(f.userMeta),
+    tags: inMapOrder(f.tags),
     checksums: f.checksums ?? {},
   };
 }
