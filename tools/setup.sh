@@ -17,6 +17,7 @@ apt_missing=()
 command -v mvn >/dev/null 2>&1 || apt_missing+=(maven)
 command -v aws >/dev/null 2>&1 || apt_missing+=(awscli)
 command -v rclone >/dev/null 2>&1 || apt_missing+=(rclone)
+command -v s3cmd >/dev/null 2>&1 || apt_missing+=(s3cmd)
 # promtool (deploy specs: alert rules) and prometheus (the deploy observability test).
 command -v promtool >/dev/null 2>&1 || apt_missing+=(prometheus)
 if [ ${#apt_missing[@]} -gt 0 ]; then

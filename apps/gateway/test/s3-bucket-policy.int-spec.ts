@@ -79,6 +79,22 @@ describe('bucket policies (AWS SDK v3 against a gateway process)', () => {
     expect((await owner.send(new GetBucketPolicyStatusCommand({ Bucket: b }))).PolicyStatus?.IsPublic).toBe(true);
   });
 
+  it('accepts the policy `mc anonymous set download` writes (every Sid empty) and serves what it allows', async () => {
+    const b = await bucket('pol-mc');
+    await owner.send(new PutObjectCommand({ Bucket: b, Key: 'public/a.txt', Body: 'open' }));
+    await owner.send(new PutObjectCommand({ Bucket: b, Key: 'private/b.txt', Body: 'closed' }));
+    // byte for byte what mc (minio-go's policy package) sent, for prefix "public"
+    const doc = `{"Statement":[{"Action":["s3:GetBucketLocation"],"Effect":"Allow","Principal":{"AWS":["*"]},"Resource":["arn:aws:s3:::${b}"],"Sid":""},{"Action":["s3:ListBucket"],"Condition":{"StringEquals":{"s3:prefix":["public"]}},"Effect":"Allow","Principal":{"AWS":["*"]},"Resource":["arn:aws:s3:::${b}"],"Sid":""},{"Action":["s3:GetObject"],"Effect":"Allow","Principal":{"AWS":["*"]},"Resource":["arn:aws:s3:::${b}/public*"],"Sid":""}],"Version":"2012-10-17"}`;
+    await put(b, doc);
+    expect((await owner.send(new GetBucketPolicyCommand({ Bucket: b }))).Policy).toBe(doc);
+    const ok = await anon(`${b}/public/a.txt`);
+    expect([ok.status, await ok.text()]).toEqual([200, 'open']);
+    expect((await anon(`${b}/private/b.txt`)).status).toBe(403);
+    // named Sids must still differ
+    const dup = policyOf(statement({ Sid: 'x', Principal: '*', Action: 's3:GetObject', Resource: `arn:aws:s3:::${b}/*` }), statement({ Sid: 'x', Principal: '*', Action: 's3:GetObject', Resource: `arn:aws:s3:::${b}/*` }));
+    expect((await s3Error(put(b, dup))).message).toBe('Statement IDs (SID) in a single policy must be unique');
+  });
+
   it('reports a policy fixed to a source network as not public', async () => {
     const b = await bucket('pol-status');
     expect((await owner.send(new GetBucketPolicyStatusCommand({ Bucket: b }))).PolicyStatus?.IsPublic).toBe(false);

@@ -1,5 +1,5 @@
 import { execFile } from 'child_process';
-import { mkdtempSync, readFileSync, writeFileSync, mkdirSync } from 'fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
 import { promisify } from 'util';
@@ -7,7 +7,7 @@ import { GatewayUnderTest, startGateway } from '@ostore/testing';
 
 const run = promisify(execFile);
 
-/** Smoke tests through the real command-line clients users point at OStore: the aws CLI and rclone. */
+/** Smoke tests through the real command-line clients users point at OStore: the aws CLI, rclone and s3cmd. */
 describe('real S3 clients', () => {
   let gw: GatewayUnderTest;
   let env: NodeJS.ProcessEnv;
@@ -78,5 +78,49 @@ describe('real S3 clients', () => {
     await rclone('copy', 'ostore:rclone-bucket/tree', dst);
     expect(readFileSync(join(dst, 'd', 'x.txt'), 'utf8')).toBe('from rclone');
     await rclone('check', src, 'ostore:rclone-bucket/tree');
+  });
+
+  it('s3cmd puts (multipart too), lists, syncs, copies, gets and removes', async () => {
+    const conf = join(dir, 's3cfg');
+    const host = gw.endpoint.replace('http://', '');
+    // host_bucket without %(bucket)s: path-style requests, as for a gateway without wildcard DNS
+    writeFileSync(
+      conf,
+      `[default]\naccess_key = ${gw.credentials.accessKeyId}\nsecret_key = ${gw.credentials.secretAccessKey}\nhost_base = ${host}\nhost_bucket = ${host}\nuse_https = False\nsignature_v2 = False\nbucket_location = us-east-1\n`,
+    );
+    const s3cmd = async (...args: string[]) => (await run('s3cmd', ['-c', conf, '--no-progress', ...args], { env, maxBuffer: 16 * 1024 * 1024 })).stdout;
+    const src = join(dir, 'ssrc');
+    mkdirSync(join(src, 'sub'), { recursive: true });
+    writeFileSync(join(src, 'one.txt'), 'one');
+    writeFileSync(join(src, 'sub', 'two.txt'), 'two');
+    const big = Buffer.alloc(12 * 1024 * 1024 + 5, 3);
+    writeFileSync(join(dir, 'big.bin'), big);
+    await s3cmd('mb', 's3://s3cmd-bucket');
+    await s3cmd('put', '--mime-type=text/plain', join(src, 'one.txt'), 's3://s3cmd-bucket/single/one.txt');
+    // three parts of 5 MiB, 5 MiB and 2 MiB + 5 bytes
+    await s3cmd('put', '--multipart-chunk-size-mb=5', join(dir, 'big.bin'), 's3://s3cmd-bucket/big.bin');
+    const info = await s3cmd('info', 's3://s3cmd-bucket/single/one.txt');
+    expect(info).toMatch(/File size:\s+3\b/);
+    expect(info).toMatch(/MIME type:\s+text\/plain/);
+    const head = JSON.parse((await aws('s3api', 'head-object', '--bucket', 's3cmd-bucket', '--key', 'big.bin')).stdout);
+    expect([head.ContentLength, head.ETag]).toEqual([big.length, expect.stringMatching(/-3"$/)]);
+    await s3cmd('sync', `${src}/`, 's3://s3cmd-bucket/tree/');
+    writeFileSync(join(src, 'one.txt'), 'changed');
+    // sync --delete-removed after a local delete: the remote copy goes too
+    rmSync(join(src, 'sub', 'two.txt'));
+    await s3cmd('sync', '--delete-removed', `${src}/`, 's3://s3cmd-bucket/tree/');
+    await s3cmd('cp', 's3://s3cmd-bucket/tree/one.txt', 's3://s3cmd-bucket/copied/one.txt');
+    const listed = await s3cmd('ls', '-r', 's3://s3cmd-bucket');
+    expect(listed).toContain('s3://s3cmd-bucket/tree/one.txt');
+    expect(listed).toContain('s3://s3cmd-bucket/copied/one.txt');
+    expect(listed).not.toContain('tree/sub/two.txt');
+    const got = join(dir, 'big.back');
+    await s3cmd('get', 's3://s3cmd-bucket/big.bin', got);
+    expect(readFileSync(got).equals(big)).toBe(true);
+    await s3cmd('get', 's3://s3cmd-bucket/copied/one.txt', join(dir, 'one.back'));
+    expect(readFileSync(join(dir, 'one.back'), 'utf8')).toBe('changed');
+    await s3cmd('del', '--recursive', '--force', 's3://s3cmd-bucket');
+    await s3cmd('rb', 's3://s3cmd-bucket');
+    expect(await s3cmd('ls')).not.toContain('s3cmd-bucket');
   });
 });

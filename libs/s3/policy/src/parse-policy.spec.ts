@@ -43,6 +43,7 @@ describe(parseBucketPolicy.name, () => {
     ['a public read policy', doc([ok])],
     ['wildcard actions and the bucket itself', doc([{ ...ok, Action: ['s3:Get*', 's3:List*'], Resource: ['arn:aws:s3:::bkt', 'arn:aws:s3:::bkt/*'] }])],
     ['user principals in every form', doc([{ ...ok, Principal: { AWS: ['alice', 'arn:aws:iam::bob:root', 'arn:aws:iam::123:user/carol'], CanonicalUser: 'dave' } }])],
+    ['statements whose Sids are all empty (as mc anonymous set writes them)', doc([{ ...ok, Sid: '' }, { ...ok, Sid: '', Action: 's3:ListBucket', Resource: 'arn:aws:s3:::bkt' }])],
     ['a single statement object and the 2008 version', JSON.stringify({ Version: '2008-10-17', Statement: ok })],
     ['conditions with qualifiers and numbers', doc([{ ...ok, Condition: { 'ForAnyValue:StringLikeIfExists': { 's3:RequestObjectTagKeys': 'a*' }, NumericLessThan: { 's3:max-keys': 10 }, Bool: { 'aws:SecureTransport': true } } }])],
   ])('accepts %s', (_what, text) => expect(reason(text)).toBe('accepted'));

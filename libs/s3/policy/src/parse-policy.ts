@@ -121,7 +121,8 @@ export function parseBucketPolicy(document: string, bucket: string, { stored = f
   const raw = Array.isArray(p['Statement']) ? p['Statement'] : [p['Statement']];
   if (raw.length === 0) fail('Could not parse the policy: Statement is empty!');
   const statements = raw.map((s) => statement(s, bucket, !stored));
-  const sids = statements.map((s) => s.sid).filter((s): s is string => s !== undefined);
+  // an empty Sid names nothing (minio-go writes `"Sid": ""` in every statement): only named ones must differ
+  const sids = statements.map((s) => s.sid).filter((s): s is string => !!s);
   if (new Set(sids).size !== sids.length) fail('Statement IDs (SID) in a single policy must be unique');
   return { version: (p['Version'] as string | undefined) ?? '2008-10-17', id: p['Id'] as string | undefined, statements, document };
 }
