@@ -3,9 +3,11 @@ import {
   CopyObjectCommand,
   CreateBucketCommand,
   CreateMultipartUploadCommand,
+  GetBucketEncryptionCommand,
   GetObjectCommand,
   HeadObjectCommand,
   ListObjectsV2Command,
+  PutBucketEncryptionCommand,
   PutObjectCommand,
   S3Client,
   UploadPartCommand,
@@ -63,6 +65,15 @@ describe('honest refusals', () => {
       expect((await s3Error(s3.send(new UploadPartCommand({ Bucket, Key: 'sse/mpu', UploadId, PartNumber: 1, Body: 'part', ...SSE_C })))).name).toBe('InvalidRequest');
       expect((await s3Error(s3.send(new CopyObjectCommand({ Bucket, Key: 'sse/copy', CopySource: `${Bucket}/plain`, ServerSideEncryption: 'aws:kms' })))).name).toBe('NotImplemented');
       expect(await stored('sse/copy')).toBe(0);
+    });
+
+    it('a default encryption (SSE-S3) on a gateway without a master key is NotImplemented and not set, so PUTs keep working', async () => {
+      const config = { Rules: [{ ApplyServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' as const } }] };
+      const err = await s3Error(s3.send(new PutBucketEncryptionCommand({ Bucket, ServerSideEncryptionConfiguration: config })));
+      expect([err.name, err.$metadata.httpStatusCode]).toEqual(['NotImplemented', 501]);
+      expect((await s3Error(s3.send(new GetBucketEncryptionCommand({ Bucket })))).name).toBe('ServerSideEncryptionConfigurationNotFoundError');
+      await s3.send(new PutObjectCommand({ Bucket, Key: 'after-default', Body: 'plain' }));
+      expect(await stored('after-default')).toBe(1);
     });
 
     it('Object Lock headers on a bucket without Object Lock are InvalidRequest', async () => {

@@ -64,6 +64,15 @@ export class ObjectEncryption {
   }
 
   /**
+   * Refuses a bucket default encryption this gateway could not apply: without a master key every
+   * later PUT to the bucket would fail, so the configuration is refused when it is set instead.
+   */
+  assertCanEncryptAtRest(): void {
+    if (!this.keyring.current)
+      throw new S3Error('NotImplemented', 'SSE-S3 needs a master key and this store has none configured (S3_SSE_MASTER_KEYS): the default encryption was not set');
+  }
+
+  /**
    * The encryption a PutObject / CopyObject / CreateMultipartUpload destination gets (its SSE
    * headers, or a browser POST's form fields as `headers`, else the bucket's default); undefined: stored plain.
    */

@@ -3,6 +3,7 @@ import { decodeBucketEncryption, encodeBucketEncryption, MAX_ENCRYPTION_XML_BYTE
 import { S3Error } from '@ostore/s3/protocol';
 import type { BucketsService } from '@ostore/s3/core';
 import { BUCKETS_SERVICE } from '../../services';
+import { ObjectEncryption } from '../../sse/object-encryption';
 import { readSmallBody, sendEmpty, sendXml } from '../../responses';
 import type { S3Handler } from '../../s3-handler';
 import type { S3Request } from '../../s3-request';
@@ -13,10 +14,14 @@ export class PutBucketEncryptionHandler implements S3Handler {
   readonly operation = 'PutBucketEncryption';
   readonly access = 'bucket-owner' as const;
 
-  constructor(@Inject(BUCKETS_SERVICE) private readonly buckets: BucketsService) {}
+  constructor(
+    @Inject(BUCKETS_SERVICE) private readonly buckets: BucketsService,
+    private readonly sse: ObjectEncryption,
+  ) {}
 
   async handle(req: S3Request): Promise<void> {
     const config = parseBucketEncryptionXml((await readSmallBody(req, MAX_ENCRYPTION_XML_BYTES)).toString('utf8'));
+    this.sse.assertCanEncryptAtRest();
     await this.buckets.setEncryption(req.bucket!, encodeBucketEncryption(config));
     sendEmpty(req, 200);
   }
