@@ -89,6 +89,33 @@ describe('canned ACLs, virtual-host addressing and signed streaming uploads', ()
   });
   afterAll(() => gw?.stop());
 
+  it('checks a header sent on several lines as signed joined by "," (the AWS SDK for Go sends GetObjectAttributes so)', async () => {
+    const port = Number(new URL(gw.endpoint).port);
+    const signer = new SignatureV4({ credentials: gw.credentials, region: 'us-east-1', service: 's3', sha256: Sha256, uriEscapePath: false });
+    const attributes = ['ETag', 'ObjectSize'];
+    const signed = await signer.sign({
+      method: 'GET',
+      protocol: 'http:',
+      hostname: '127.0.0.1',
+      port,
+      path: '/private-bucket/secret',
+      query: { attributes: '' },
+      headers: { host: `127.0.0.1:${port}`, 'x-amz-content-sha256': createHash('sha256').update('').digest('hex'), 'x-amz-object-attributes': attributes.join(',') },
+    });
+    const { status, text } = await new Promise<{ status: number; text: string }>((resolve, reject) => {
+      // an array value goes out as one header line per value
+      const req = http.request({ host: '127.0.0.1', port, method: 'GET', path: '/private-bucket/secret?attributes=', headers: { ...signed.headers, 'x-amz-object-attributes': attributes } }, (res) => {
+        let body = '';
+        res.on('data', (d) => (body += d));
+        res.on('end', () => resolve({ status: res.statusCode!, text: body }));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    expect([status, text]).toEqual([200, expect.stringContaining('<ObjectSize>6</ObjectSize>')]);
+    expect(text).toContain('<ETag>');
+  });
+
   it('denies another user and anonymous callers everything on a private bucket', async () => {
     expect((await s3Error(other.send(new GetObjectCommand({ Bucket: 'private-bucket', Key: 'secret' })))).name).toBe('AccessDenied');
     expect((await s3Error(other.send(new ListObjectsV2Command({ Bucket: 'private-bucket' })))).name).toBe('AccessDenied');

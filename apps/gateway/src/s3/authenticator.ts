@@ -4,6 +4,7 @@ import {
   EMPTY_SHA256,
   createChunkedDecoder,
   parseSigV2,
+  repeatedHeaders,
   parseSigV4,
   S3Error,
   SigV4Request,
@@ -53,7 +54,7 @@ export class Authenticator {
   }
 
   async authenticate(req: S3Request): Promise<void> {
-    const signed: SigV4Request = { method: req.method, rawPath: req.rawPath, query: req.queryPairs, headers: req.headers };
+    const signed: SigV4Request = { method: req.method, rawPath: req.rawPath, query: req.queryPairs, headers: req.headers, repeatedHeaders: repeatedHeaders(req.raw.rawHeaders) };
     // V2 off: parseSigV4 refuses a V2 signature as SigV4-only regions do
     const v2 = this.config.s3.sigV2 ? parseSigV2(signed) : undefined;
     if (v2) {

@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from 'crypto';
 import { S3Error } from './errors';
 import { headerValue } from './headers';
-import type { SigV4Request } from './sigv4-types';
+import { signedValueOf, type SigV4Request } from './sigv4-types';
 import { signedHeaderText } from './header-text';
 
 /**
@@ -89,7 +89,7 @@ export function canonicalizedAmzHeadersV2(req: SigV4Request): string {
     .sort();
   return names
     .map((n) => {
-      const raw = req.headers[n]!;
+      const raw = signedValueOf(req, n)!;
       const values = (Array.isArray(raw) ? raw : [raw]).map((v) => signedHeaderText(v).replace(/\s*\r?\n\s*/g, ' ').trim());
       return `${n}:${values.join(',')}\n`;
     })

@@ -1,6 +1,6 @@
 import { createHash, createHmac, timingSafeEqual } from 'crypto';
 import { signedHeaderText } from './header-text';
-import type { ParsedSigV4, SigV4Request } from './sigv4-types';
+import { signedValueOf, type ParsedSigV4, type SigV4Request } from './sigv4-types';
 
 const AMZ_DATE = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/;
 
@@ -15,7 +15,7 @@ export function buildCanonicalRequest(
   req: SigV4Request,
 ): string {
   const canonicalHeaders = parsed.signedHeaders
-    .map((name) => `${name}:${canonicalHeaderValue(req.headers[name])}\n`)
+    .map((name) => `${name}:${canonicalHeaderValue(signedValueOf(req, name))}\n`)
     .join('');
   return [
     req.method.toUpperCase(),

@@ -11,6 +11,17 @@ export interface SigV4Request {
   query: [string, string][];
   /** Lower-case names. Pass repeated headers as arrays to get AWS's `a,b` joining. */
   headers: HttpHeaders;
+  /**
+   * Headers sent on more than one line, each line's value as sent. Node joins them with ", " in
+   * `headers`, while a signature joins them with "," (the AWS SDK for Go sends a list header such
+   * as x-amz-object-attributes one line per value): the canonical forms read these instead.
+   */
+  repeatedHeaders?: Record<string, string[]>;
+}
+
+/** The value of `name` as a signature's canonical form takes it (see SigV4Request.repeatedHeaders). */
+export function signedValueOf(req: SigV4Request, name: string): string | string[] | undefined {
+  return req.repeatedHeaders?.[name] ?? req.headers[name];
 }
 
 export const SIGV4_ALGORITHM = 'AWS4-HMAC-SHA256';

@@ -13,6 +13,7 @@ import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { buildQueryString, escapeUriPath } from '@smithy/core/protocols';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { S3Error } from './errors';
+import { repeatedHeaders } from './headers';
 import {
   cachedSigningKey,
   canonicalQueryString,
@@ -942,5 +943,21 @@ describe(cachedSigningKey.name, () => {
       expect(other.equals(a)).toBe(false);
       expect(other.equals(deriveSigningKey(secret, day, region, 's3'))).toBe(true);
     }
+  });
+});
+
+describe('headers sent on several lines', () => {
+  // The AWS SDK for Go v2 sends GetObjectAttributes' list one line per value and signs them joined by ","
+  it('are signed joined by ",", not by the ", " of Node\'s merged headers', async () => {
+    const signed = await smithySigned({ query: { attributes: '' }, headers: { 'x-amz-object-attributes': 'ETag,Checksum' } });
+    const lines = ['x-amz-object-attributes', 'ETag', 'x-amz-object-attributes', 'Checksum', 'host', '127.0.0.1:9000'];
+    const asNodeGivesIt: SigV4Request = { ...signed, headers: { ...signed.headers, 'x-amz-object-attributes': 'ETag, Checksum' } };
+    expect(thrown(() => verify(asNodeGivesIt)).code).toBe('SignatureDoesNotMatch');
+    expect(verify({ ...asNodeGivesIt, repeatedHeaders: repeatedHeaders(lines) }).scope).toMatch(/\/us-east-1\/s3\/aws4_request$/);
+  });
+
+  it('are found in rawHeaders whatever their case, in order; none when every header came once', () => {
+    expect(repeatedHeaders(['Host', 'h', 'X-Amz-Meta-A', '1', 'x-amz-meta-a', '2', 'X-AMZ-META-A', '3'])).toEqual({ 'x-amz-meta-a': ['1', '2', '3'] });
+    expect(repeatedHeaders(['Host', 'h', 'X-Amz-Date', 'd'])).toBeUndefined();
   });
 });
