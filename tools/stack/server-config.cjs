@@ -48,6 +48,16 @@ memtable_offheap_space: 64MiB
 # Tests create many small keyspaces; slab allocation would pin a 1 MiB region per memtable
 # (hundreds of tables -> the heap fills and Cassandra dies with OutOfMemoryError).
 memtable_allocation_type: unslabbed_heap_buffers
+# Memtable implementations a table may name (WITH memtable = 'trie'), as Cassandra 5.0's own
+# cassandra.yaml defines them; tables that name none keep the skip list.
+memtable:
+  configurations:
+    skiplist:
+      class_name: SkipListMemtable
+    trie:
+      class_name: TrieMemtable
+    default:
+      inherits: skiplist
 concurrent_compactors: 1
 concurrent_reads: 8
 concurrent_writes: 8
