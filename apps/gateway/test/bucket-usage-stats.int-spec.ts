@@ -2,9 +2,10 @@ import { execFile } from 'child_process';
 import { resolve } from 'path';
 import { promisify } from 'util';
 import { CreateBucketCommand, DeleteObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
-import { appEnv, AppProcess, freshCluster, GatewayUnderTest, startGateway, waitFor } from '@ostore/testing';
+import { appEnv, AppProcess, freePort, freshCluster, GatewayUnderTest, startGateway, waitFor } from '@ostore/testing';
 
-const statsPort = 26000 + Math.floor(Math.random() * 1000);
+// the kernel's choice: a drawn port could be one the gateway harness (21000-28999) already gave away
+let statsPort: number;
 
 /**
  * `bucket usage` / `bucket list` of a bucket without a quota read the stats app's current usage
@@ -23,6 +24,7 @@ describe('bucket usage from the stats app', () => {
     });
 
   beforeAll(async () => {
+    statsPort = await freePort();
     gw = await startGateway('usagestats', { OSTORE_CLUSTER: cluster, ADMIN_STATS_URL: `http://127.0.0.1:${statsPort}`, USAGE_LINGER_MS: '10' });
     stats = new AppProcess('stats', { ...appEnv(gw.keyspace, cluster), MANAGEMENT_PORT: String(statsPort), MANAGEMENT_HOST: '127.0.0.1', LOG_LEVEL: 'warn', SHUTDOWN_TIMEOUT_MS: '10000' }).start();
     await waitFor('stats ready', async () => ((await fetch(`http://127.0.0.1:${statsPort}/health/ready`).catch(() => undefined))?.status === 200 ? true : undefined), 90_000);

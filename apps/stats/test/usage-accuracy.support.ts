@@ -4,7 +4,7 @@ import { join } from 'path';
 import { KafkaClient } from '@ostore/queue/data-access';
 import { UsageRecordOnTopic, UsageTopicReader } from '@ostore/queue/data-access/testing';
 import { cutOf } from '@ostore/stats/snapshot';
-import { appEnv, AppProcess, freshCluster, metricSum, stackEnv, waitFor } from '@ostore/testing';
+import { appEnv, AppProcess, freePort, freshCluster, metricSum, stackEnv, waitFor } from '@ostore/testing';
 // eslint-disable-next-line @nx/enforce-module-boundaries -- the drill starts the whole system (gateway, scanner, scheduler) with the scheduler's own test helper, as deploy/test does
 import { LifecycleSystem, startLifecycleSystem } from '../../scheduler/test/lifecycle-system';
 import { MAX_BODY, Span } from './usage-accuracy.workload';
@@ -92,7 +92,8 @@ export class AccuracySystem {
       cluster,
       kafka,
       topic,
-      27000 + Math.floor(Math.random() * 1000),
+      // the kernel's choice: a drawn port could be one the lifecycle system's gateways already have
+      await freePort(),
       dataDir,
     );
     await lc.ready();
