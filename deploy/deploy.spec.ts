@@ -611,8 +611,8 @@ describe('the Dockerfile', () => {
     const next = dockerfile.slice(start + 1).search(/^FROM /m);
     return next < 0 ? dockerfile.slice(start) : dockerfile.slice(start, start + 1 + next);
   };
-  it('builds on node:20-slim, runs the compiled app as non-root under tini', () => {
-    expect(dockerfile).toMatch(/^ARG NODE_IMAGE=node:20-slim$/m);
+  it('builds on node:24-slim, runs the compiled app as non-root under tini', () => {
+    expect(dockerfile).toMatch(/^ARG NODE_IMAGE=node:24-slim$/m);
     expect(dockerfile).toMatch(/^FROM \$\{NODE_IMAGE\} AS runtime$/m);
     expect(dockerfile).toMatch(/^USER node$/m);
     expect(dockerfile).toMatch(/^ENTRYPOINT \["\/usr\/bin\/tini", "--"\]$/m);
