@@ -75,9 +75,10 @@ export function watchBodyIdle(raw: IncomingMessage, res: ServerResponse, idleMs:
 export const LINGER_MAX_MS = 30_000;
 
 /**
- * A lingering close: when the connection must close after this request's answer (the client sent
- * `Connection: close`, as the AWS SDK does with `Expect: 100-continue`), Node closes the socket as
- * soon as the answer is written. A client still sending the body of a refused request then gets a
+ * A lingering close (RFC 9112 §9.6): when the connection must close after this request's answer
+ * (the client sent `Connection: close`, as the AWS SDK does with `Expect: 100-continue`, or the
+ * refusal came before the 100 Continue the body waits for), Node closes the socket as soon as the
+ * answer is written. A client still sending the body of a refused request then gets a
  * reset: its write fails with EPIPE, and the reset may discard the answer it has not read yet. So
  * the close waits until the body has arrived whole (its bytes read and discarded), the client
  * closes its side, the body idle timeout cuts it, or `maxMs` passes; then it proceeds as Node's.

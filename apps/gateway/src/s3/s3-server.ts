@@ -173,7 +173,9 @@ export class S3Server implements OnApplicationBootstrap, BeforeApplicationShutdo
       res.destroy(err);
       return;
     }
-    const keepAlive = canDrainUnreadBody(req.raw, req.continued);
+    const drainable = canDrainUnreadBody(req.raw);
+    // a body that waits for a 100 Continue never sent may never come: the connection closes after it
+    const keepAlive = drainable && !(expectsContinue(req.raw) && !req.continued && !req.raw.complete && !req.raw.readableEnded);
     const body = req.method === 'HEAD' || err.httpStatus === 304 ? undefined : Buffer.from(errorBody(err, req.resource, req.requestId));
     const headers: Record<string, string | number> = {
       'x-amz-request-id': req.requestId,
@@ -190,8 +192,9 @@ export class S3Server implements OnApplicationBootstrap, BeforeApplicationShutdo
     res.end(body, afterSent);
     if (!req.raw.readableEnded && !afterSent) {
       discardUnreadBody(req);
-      // the client may still close the connection after this answer (Connection: close)
-      if (keepAlive) lingerUntilBodyEnds(req.raw);
+      // the connection may close after this answer (the client's Connection: close, or a body that
+      // waits for a 100 Continue): not under a client still sending its body (RFC 9112 §9.6)
+      if (drainable) lingerUntilBodyEnds(req.raw);
     }
   }
 }
@@ -218,15 +221,14 @@ function expectsContinue(raw: IncomingMessage): boolean {
 }
 
 /**
- * Whether the connection stays open after an error answer: yes when the request has been received
- * whole (a GET's 404, a body read to its end) or when what is left of its body is at most
+ * Whether the rest of a refused request's body is read and discarded: yes when the request has been
+ * received whole (a GET's 404, a body read to its end) or when what is left of its body is at most
  * {@link DRAIN_UNREAD_BODY_MAX_BYTES} by its Content-Length (HTTP's framing delimits it; Node
- * discards it before reading the next request). A longer or unframed rest closes the connection,
- * and so does a body that waits for a 100 Continue never sent: its client may never send it.
+ * discards it before reading the next request). Then the connection stays open, or closes only
+ * once the body is in (lingerUntilBodyEnds). A longer or unframed rest closes it at once.
  */
-function canDrainUnreadBody(raw: IncomingMessage, continued: boolean): boolean {
+function canDrainUnreadBody(raw: IncomingMessage): boolean {
   if (raw.complete || raw.readableEnded) return true;
-  if (expectsContinue(raw) && !continued) return false;
   const declared = raw.headers['content-length'];
   if (declared === undefined || !/^\d+$/.test(declared)) return false;
   return Number(declared) <= DRAIN_UNREAD_BODY_MAX_BYTES;
