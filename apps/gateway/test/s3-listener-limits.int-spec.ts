@@ -26,6 +26,15 @@ describe('S3 listener timeouts and limits', () => {
     open.push(c);
     return c;
   };
+  /** Writes `size` bytes of body in 256 KiB pieces (each write awaited); gives the socket's error, if any came. */
+  const sendBody = async (c: RawConnection, size: number): Promise<() => Error | undefined> => {
+    let writeError: Error | undefined;
+    c.socket.on('error', (e) => (writeError = e));
+    for (let sent = 0; sent < size; sent += 256 * 1024) {
+      await new Promise<void>((resolve, reject) => c.socket.write(Buffer.alloc(256 * 1024, 'x'), (e) => (e ? reject(e) : resolve())));
+    }
+    return () => writeError;
+  };
   const inflight = async () => {
     const text = await (await fetch(`${gw.managementUrl}/metrics`)).text();
     return Number(/^ostore_s3_inflight_requests(?:\{[^}]*\})? (\d+)/m.exec(text)?.[1] ?? NaN);
@@ -131,15 +140,11 @@ describe('S3 listener timeouts and limits', () => {
     expect(c.received).toMatch(/^HTTP\/1\.1 404 /);
     expect(errorCode(c.received)).toBe('NoSuchBucket');
     expect(c.received).not.toMatch(/\r\nconnection: close\r\n/i);
-    let writeError: Error | undefined;
-    c.socket.on('error', (e) => (writeError = e));
-    for (let sent = 0; sent < size; sent += 256 * 1024) {
-      await new Promise<void>((resolve, reject) => c.socket.write(Buffer.alloc(256 * 1024, 'x'), (e) => (e ? reject(e) : resolve())));
-    }
+    const writeError = await sendBody(c, size);
     c.socket.write(await head(`/${Bucket}`));
     await waitFor('the next answer on the same connection', async () => (answers(c).length === 2 ? true : undefined), 10_000);
     expect(answers(c)[1]).toBe('HTTP/1.1 200 ');
-    expect([writeError, c.closed]).toEqual([undefined, false]);
+    expect([writeError(), c.closed]).toEqual([undefined, false]);
   });
 
   it.each([
@@ -156,13 +161,9 @@ describe('S3 listener timeouts and limits', () => {
     expect(c.received).toMatch(extra.expect ? /^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 403 / : /^HTTP\/1\.1 404 /);
     expect(errorCode(c.received)).toBe(extra.expect ? 'QuotaExceeded' : 'NoSuchBucket');
     expect(c.received).toMatch(/\r\nconnection: close\r\n/i);
-    let writeError: Error | undefined;
-    c.socket.on('error', (e) => (writeError = e));
-    for (let sent = 0; sent < size; sent += 256 * 1024) {
-      await new Promise<void>((resolve, reject) => c.socket.write(Buffer.alloc(256 * 1024, 'x'), (e) => (e ? reject(e) : resolve())));
-    }
+    const writeError = await sendBody(c, size);
     await c.closedWithin(10_000);
-    expect(writeError).toBeUndefined();
+    expect(writeError()).toBeUndefined();
   });
 
   it('a refused PUT whose rest of body is longer than the gateway drains closes the connection at once', async () => {
@@ -190,13 +191,9 @@ describe('S3 listener timeouts and limits', () => {
     };
     // a client whose wait for the 100 ran out (curl waits 1 s) sends its body: no reset under it
     const sender = await refused();
-    let writeError: Error | undefined;
-    sender.socket.on('error', (e) => (writeError = e));
-    for (let sent = 0; sent < size; sent += 256 * 1024) {
-      await new Promise<void>((resolve, reject) => sender.socket.write(Buffer.alloc(256 * 1024, 'x'), (e) => (e ? reject(e) : resolve())));
-    }
+    const writeError = await sendBody(sender, size);
     await sender.closedWithin(10_000);
-    expect(writeError).toBeUndefined();
+    expect(writeError()).toBeUndefined();
     // a client that honours the refusal closes its side, and so does the gateway
     const quitter = await refused();
     quitter.socket.end();
