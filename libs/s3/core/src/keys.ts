@@ -54,7 +54,6 @@ export function folderRowsOf(key: string): KeyPath[] {
   return out;
 }
 
-
 /**
  * The smallest string greater than every string that starts with `prefix` (its last code point
  * incremented), or undefined when there is none. `name >= successor(p)` skips a whole prefix group.
