@@ -1,7 +1,8 @@
 import { createHmac, timingSafeEqual } from 'crypto';
 import { S3Error } from './errors';
 import { headerValue } from './headers';
-import { signedValueOf, type SigV4Request } from './sigv4-types';
+import { signedValueOf } from './sigv4-signing';
+import type { SigV4Request } from './sigv4-types';
 import { signedHeaderText } from './header-text';
 
 /**

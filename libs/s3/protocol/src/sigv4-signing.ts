@@ -1,10 +1,15 @@
 import { createHash, createHmac, timingSafeEqual } from 'crypto';
 import { signedHeaderText } from './header-text';
-import { signedValueOf, type ParsedSigV4, type SigV4Request } from './sigv4-types';
+import type { ParsedSigV4, SigV4Request } from './sigv4-types';
 
 const AMZ_DATE = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/;
 
 /** Signature Version 4's canonical forms, key derivation, hashes and dates: what a verifier and a signer share. */
+
+/** The value of `name` as a signature's canonical form takes it (see SigV4Request.repeatedHeaders). */
+export function signedValueOf(req: SigV4Request, name: string): string | string[] | undefined {
+  return req.repeatedHeaders?.[name] ?? req.headers[name];
+}
 
 /**
  * The canonical request as S3 computes it. The URI is the path exactly as sent: S3 neither

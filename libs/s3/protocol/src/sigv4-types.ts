@@ -19,11 +19,6 @@ export interface SigV4Request {
   repeatedHeaders?: Record<string, string[]>;
 }
 
-/** The value of `name` as a signature's canonical form takes it (see SigV4Request.repeatedHeaders). */
-export function signedValueOf(req: SigV4Request, name: string): string | string[] | undefined {
-  return req.repeatedHeaders?.[name] ?? req.headers[name];
-}
-
 export const SIGV4_ALGORITHM = 'AWS4-HMAC-SHA256';
 export const UNSIGNED_PAYLOAD = 'UNSIGNED-PAYLOAD';
 export const STREAMING_SIGNED_PAYLOAD = 'STREAMING-AWS4-HMAC-SHA256-PAYLOAD';
