@@ -3,11 +3,20 @@ import {
   CopyObjectCommand,
   CreateBucketCommand,
   CreateMultipartUploadCommand,
+  GetBucketAnalyticsConfigurationCommand,
   GetBucketEncryptionCommand,
+  GetBucketIntelligentTieringConfigurationCommand,
+  GetBucketInventoryConfigurationCommand,
+  GetBucketMetricsConfigurationCommand,
   GetObjectCommand,
   HeadObjectCommand,
+  ListBucketAnalyticsConfigurationsCommand,
+  ListBucketIntelligentTieringConfigurationsCommand,
+  ListBucketInventoryConfigurationsCommand,
+  ListBucketMetricsConfigurationsCommand,
   ListObjectsV2Command,
   PutBucketEncryptionCommand,
+  PutBucketMetricsConfigurationCommand,
   PutObjectCommand,
   S3Client,
   UploadPartCommand,
@@ -120,6 +129,37 @@ describe('honest refusals', () => {
       expect(fine.ContentType).toBe('text/x-fine');
       expect(await bodyText(fine.Body)).toBe('plain text');
       expect((await s3.send(new HeadObjectCommand({ Bucket, Key: 'plain' }))).ContentLength).toBe(10);
+    });
+  });
+
+  describe('bucket configuration sets it cannot store (analytics, metrics, inventory, Intelligent-Tiering)', () => {
+    it('lists none and finds none, as S3 does for a bucket without any, and refuses to store one', async () => {
+      const put = await s3Error(s3.send(new PutBucketMetricsConfigurationCommand({ Bucket, Id: 'all', MetricsConfiguration: { Id: 'all' } })));
+      expect([put.name, put.$metadata.httpStatusCode]).toEqual(['NotImplemented', 501]);
+      const analytics = await s3.send(new ListBucketAnalyticsConfigurationsCommand({ Bucket }));
+      const metrics = await s3.send(new ListBucketMetricsConfigurationsCommand({ Bucket }));
+      const inventory = await s3.send(new ListBucketInventoryConfigurationsCommand({ Bucket }));
+      const tiering = await s3.send(new ListBucketIntelligentTieringConfigurationsCommand({ Bucket }));
+      for (const list of [analytics, metrics, inventory, tiering]) {
+        expect(list.$metadata.httpStatusCode).toBe(200);
+        expect(list.IsTruncated).toBe(false);
+      }
+      expect(analytics.AnalyticsConfigurationList ?? []).toEqual([]);
+      expect(metrics.MetricsConfigurationList ?? []).toEqual([]);
+      expect(inventory.InventoryConfigurationList ?? []).toEqual([]);
+      expect(tiering.IntelligentTieringConfigurationList ?? []).toEqual([]);
+      const gets = [
+        s3.send(new GetBucketAnalyticsConfigurationCommand({ Bucket, Id: 'a' })),
+        s3.send(new GetBucketMetricsConfigurationCommand({ Bucket, Id: 'all' })),
+        s3.send(new GetBucketInventoryConfigurationCommand({ Bucket, Id: 'i' })),
+        s3.send(new GetBucketIntelligentTieringConfigurationCommand({ Bucket, Id: 't' })),
+      ];
+      for (const get of gets) {
+        const err = await s3Error(get);
+        expect([err.name, err.$metadata.httpStatusCode]).toEqual(['NoSuchConfiguration', 404]);
+      }
+      const missing = await s3Error(s3.send(new ListBucketMetricsConfigurationsCommand({ Bucket: 'no-such-bucket-here' })));
+      expect(missing.name).toBe('NoSuchBucket');
     });
   });
 });

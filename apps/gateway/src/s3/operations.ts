@@ -26,6 +26,41 @@ export function unconfiguredSubresource(input: OperationInput): [string, string]
   return undefined;
 }
 
+/**
+ * Bucket configuration sets we cannot store (analytics, metrics, inventory, Intelligent-Tiering:
+ * their PUT is NotImplemented): a GET lists none, as S3 does for a bucket that has none, and a GET
+ * of one `id` finds none.
+ */
+export const CONFIGURATION_SETS: Record<string, { list: string; get: string; listRoot: string }> = {
+  analytics: {
+    list: 'ListBucketAnalyticsConfigurations',
+    get: 'GetBucketAnalyticsConfiguration',
+    listRoot: 'ListBucketAnalyticsConfigurationResult',
+  },
+  metrics: {
+    list: 'ListBucketMetricsConfigurations',
+    get: 'GetBucketMetricsConfiguration',
+    listRoot: 'ListMetricsConfigurationsResult',
+  },
+  inventory: {
+    list: 'ListBucketInventoryConfigurations',
+    get: 'GetBucketInventoryConfiguration',
+    listRoot: 'ListInventoryConfigurationsResult',
+  },
+  'intelligent-tiering': {
+    list: 'ListBucketIntelligentTieringConfigurations',
+    get: 'GetBucketIntelligentTieringConfiguration',
+    listRoot: 'ListBucketIntelligentTieringConfigurationsOutput',
+  },
+};
+
+function configurationSetOperation(r: OperationInput): string | undefined {
+  if (r.method !== 'GET') return undefined;
+  const param = Object.keys(CONFIGURATION_SETS).find((p) => r.has(p));
+  if (param === undefined) return undefined;
+  return r.has('id') ? CONFIGURATION_SETS[param]!.get : CONFIGURATION_SETS[param]!.list;
+}
+
 /** The bucket default-encryption operations (handlers/bucket/bucket-encryption.handler.ts). */
 const ENCRYPTION_OPERATIONS: Record<string, string> = { PUT: 'PutBucketEncryption', GET: 'GetBucketEncryption', DELETE: 'DeleteBucketEncryption' };
 
@@ -54,6 +89,8 @@ export function resolveOperation(r: OperationInput): string {
     if (method === 'GET' && r.has('notification')) return 'GetBucketNotificationConfiguration';
     if (method === 'GET' && r.has('requestPayment')) return 'GetBucketRequestPayment';
     if (method === 'GET' && r.has('accelerate')) return 'GetBucketAccelerateConfiguration';
+    const configurationSet = configurationSetOperation(r);
+    if (configurationSet) return configurationSet;
     const unsupported = UNSUPPORTED_SUBRESOURCES.find((s) => r.has(s));
     if (unsupported) return `NotImplemented:${unsupported}`;
     switch (method) {

@@ -75,6 +75,7 @@ export const S3_ERRORS = {
   NoSuchKey: [404, 'The specified key does not exist.'],
   NoSuchLifecycleConfiguration: [404, 'The lifecycle configuration does not exist'],
   NoSuchTagSet: [404, 'The TagSet does not exist'],
+  NoSuchConfiguration: [404, 'The specified configuration does not exist.'],
   NoSuchUpload: [
     404,
     'The specified upload does not exist. The upload ID may be invalid, or the upload may have been aborted or completed.',
