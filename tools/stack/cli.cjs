@@ -86,7 +86,7 @@ function printStatus(s) {
   lines.push(`stack dir: ${s.stackDir}   (Cassandra ${s.versions.cassandra}, Kafka ${s.versions.kafka}, jars ${s.jarCache})`);
   for (const n of s.cassandra.nodes) {
     const state = n.pid ? (n.ready ? 'UP' : `RUNNING, not ready (${n.error})`) : n.ready ? 'UP (not started by this stack dir)' : 'DOWN';
-    lines.push(`cassandra node${n.node}: ${state}  pid=${n.pid ?? '-'}  cql=${n.address}:${n.port}  storage=${n.address}:${n.storagePort}${n.release ? `  version=${n.release}` : ''}`);
+    lines.push(`cassandra node${n.node}: ${state}  pid=${n.pid ?? '-'}  cql=${n.address}:${n.port}  storage=${n.address}:${n.storagePort}${n.release ? `  version=${n.release}` : ''}${n.memtables ? `  memtables=${n.memtables}` : ''}`);
     lines.push(`    dir=${n.dir}  log=${n.log}`);
   }
   const k = s.kafka;

@@ -42,6 +42,7 @@ const LOCAL_DC = 'datacenter1'; // what SimpleSnitch reports
  * @property {string} [clusterName]
  * @property {string} [paxosVariant]
  * @property {string} [sstableFormat]
+ * @property {string} [memtables] 'test' or 'default' (see configFromEnv)
  * @property {string} [kafkaVersion]
  * @property {string} [kafkaHost]
  * @property {number} [kafkaPort]
@@ -69,6 +70,7 @@ const LOCAL_DC = 'datacenter1'; // what SimpleSnitch reports
  * @property {string} clusterName
  * @property {string} paxosVariant
  * @property {string} sstableFormat
+ * @property {'test' | 'default'} memtables
  */
 
 /**
@@ -117,6 +119,9 @@ function configFromEnv(opts = {}) {
       // '' keeps Cassandra's default (big); bti = trie-indexed sstables, for the sstables a node
       // writes after its next start (compared in tools/bench/results/2026-12-05-sstable-format.md)
       sstableFormat: opts.sstableFormat || envStr('OSTORE_CASSANDRA_SSTABLE_FORMAT', ''),
+      // 'test' (default): small on-heap memtables, for test runs that create hundreds of keyspaces;
+      // 'default': Cassandra's own memtable settings, as the deployed image runs them (benches)
+      memtables: memtablesFrom(opts.memtables || envStr('OSTORE_CASSANDRA_MEMTABLES', 'test')),
     },
     kafka: {
       version: opts.kafkaVersion || envStr('OSTORE_KAFKA_VERSION', DEFAULT_KAFKA_VERSION),
@@ -127,6 +132,15 @@ function configFromEnv(opts = {}) {
     },
     timeoutSec: opts.timeoutSec ?? envInt('OSTORE_STACK_TIMEOUT', 180),
   };
+}
+
+/**
+ * @param {string} value
+ * @returns {'test' | 'default'}
+ */
+function memtablesFrom(value) {
+  if (value === 'test' || value === 'default') return value;
+  throw new Error(`OSTORE_CASSANDRA_MEMTABLES must be test or default, got ${JSON.stringify(value)}`);
 }
 
 /** @param {string} stackDir */

@@ -6,6 +6,7 @@ const fs = require('fs');
 const path = require('path');
 const { cassandraPaths, effectiveConfig, endpoints, kafkaPaths, nodeAddress, nodeList } = require('./config.cjs');
 const { resolveJars } = require('./jars.cjs');
+const { memtablesOfYaml } = require('./server-config.cjs');
 const { withLock } = require('./lock.cjs');
 const { cassandraPid, ensureFree, kafkaPid, stackProcesses, startCassandraNode, startKafkaProcess, stopPids } = require('./processes.cjs');
 const { cassandraProbeItems, kafkaProbeItem, probeCassandra, probeKafka, waitReady } = require('./probes.cjs');
@@ -155,6 +156,7 @@ async function status(opts = {}) {
         pid: cassandraPid(cfg, i),
         ready: r.ok,
         release: r.release,
+        memtables: fs.existsSync(p.yaml) ? memtablesOfYaml(fs.readFileSync(p.yaml, 'utf8')) : undefined,
         error: r.ok ? undefined : r.error,
         dir: p.dir,
         log: p.systemLog,

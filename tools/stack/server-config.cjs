@@ -7,6 +7,28 @@ const { cassandraPaths, kafkaPaths, nodeAddress } = require('./config.cjs');
 /** @typedef {import('./config.cjs').StackConfig} StackConfig */
 
 /**
+ * The memtable lines of cassandra.yaml. `test`: tests create many small keyspaces, and slab
+ * allocation would pin a 1 MiB region per memtable (hundreds of tables -> the heap fills and
+ * Cassandra dies with OutOfMemoryError), so memtables are small and unslabbed. `default`: what
+ * Cassandra 5.0's own cassandra.yaml sets, as the deployed image runs it (heap_buffers; heap and
+ * off-heap space each a quarter of the heap, by leaving them out), for benches of a node as shipped.
+ * @param {'test' | 'default'} memtables
+ */
+function memtableSettings(memtables) {
+  if (memtables === 'default') return 'memtable_allocation_type: heap_buffers\n';
+  return 'memtable_heap_space: 64MiB\nmemtable_offheap_space: 64MiB\nmemtable_allocation_type: unslabbed_heap_buffers\n';
+}
+
+/**
+ * Which memtable settings a generated cassandra.yaml holds (for status reports and bench records).
+ * @param {string} yaml
+ * @returns {'test' | 'default'}
+ */
+function memtablesOfYaml(yaml) {
+  return /^memtable_heap_space:/m.test(yaml) ? 'test' : 'default';
+}
+
+/**
  * cassandra.yaml of node `i`.
  * @param {StackConfig} cfg
  * @param {number} i
@@ -43,12 +65,7 @@ commitlog_sync: periodic
 commitlog_sync_period: 10000ms
 disk_access_mode: standard
 storage_compatibility_mode: NONE
-memtable_heap_space: 64MiB
-memtable_offheap_space: 64MiB
-# Tests create many small keyspaces; slab allocation would pin a 1 MiB region per memtable
-# (hundreds of tables -> the heap fills and Cassandra dies with OutOfMemoryError).
-memtable_allocation_type: unslabbed_heap_buffers
-# Memtable implementations a table may name (WITH memtable = 'trie'), as Cassandra 5.0's own
+${memtableSettings(c.memtables)}# Memtable implementations a table may name (WITH memtable = 'trie'), as Cassandra 5.0's own
 # cassandra.yaml defines them; tables that name none keep the skip list.
 memtable:
   configurations:
@@ -157,4 +174,4 @@ log4j.logger.org.apache.kafka.clients.NetworkClient=WARN
 `;
 }
 
-module.exports = { cassandraYaml, cassandraLogback, kafkaProperties, kafkaLog4j };
+module.exports = { cassandraYaml, memtablesOfYaml, cassandraLogback, kafkaProperties, kafkaLog4j };

@@ -26,4 +26,22 @@ describe("the stack's cassandra.yaml", () => {
     expect(y.sstable).toEqual({ selected_format: 'bti' });
     expect(y.paxos_variant).toBe('v2');
   });
+
+  it('keeps small unslabbed memtables for tests unless asked for Cassandra\'s own', () => {
+    const saved = process.env.OSTORE_CASSANDRA_MEMTABLES;
+    delete process.env.OSTORE_CASSANDRA_MEMTABLES;
+    try {
+      const test = yamlOf({});
+      expect(test.memtable_allocation_type).toBe('unslabbed_heap_buffers');
+      expect(test.memtable_heap_space).toBe('64MiB');
+      const shipped = yamlOf({ memtables: 'default' });
+      expect(shipped.memtable_allocation_type).toBe('heap_buffers');
+      expect(shipped.memtable_heap_space).toBeUndefined();
+      expect(shipped.memtable_offheap_space).toBeUndefined();
+      expect(shipped.memtable.configurations.default).toEqual({ inherits: 'skiplist' });
+      expect(() => yamlOf({ memtables: 'huge' })).toThrow(/OSTORE_CASSANDRA_MEMTABLES must be test or default/);
+    } finally {
+      if (saved !== undefined) process.env.OSTORE_CASSANDRA_MEMTABLES = saved;
+    }
+  });
 });

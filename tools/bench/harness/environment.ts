@@ -34,7 +34,9 @@ async function stackPids(): Promise<{ cassandra?: number; kafka?: number; cassan
     return {
       cassandra: node1?.pid ?? undefined,
       kafka: st.kafka?.pid ?? undefined,
-      cassandraRelease: node1?.release ?? undefined,
+      cassandraRelease: node1?.release
+        ? `${node1.release}${node1.memtables ? `, ${node1.memtables} memtable settings` : ''}`
+        : undefined,
     };
   } catch {
     return {};

@@ -12,7 +12,9 @@ export interface StackInfo {
 
 /** What `stack.status({ probe: true })` tells about the processes (pids may be absent). */
 export interface StackStatus {
-  cassandra?: { nodes?: { pid?: number | null; release?: string | null }[] };
+  cassandra?: {
+    nodes?: { pid?: number | null; release?: string | null; memtables?: 'test' | 'default' }[];
+  };
   kafka?: { pid?: number | null };
 }
 
