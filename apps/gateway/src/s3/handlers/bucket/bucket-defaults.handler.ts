@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Type } from '@nestjs/common';
 import { S3Error, toXml } from '@ostore/s3/protocol';
 import { CONFIGURATION_SETS } from '../../operations';
 import { sendXml } from '../../responses';
@@ -48,64 +48,35 @@ export class GetBucketAccelerateHandler extends DefaultDocumentHandler {
   }
 }
 
-/** A configuration set (analytics, metrics, ...) lists none: the gateway cannot store one. */
-abstract class EmptyConfigurationListHandler extends DefaultDocumentHandler {
-  protected abstract readonly root: string;
-  protected document(): string {
-    return toXml(this.root, { IsTruncated: false });
+/**
+ * The two handlers of a configuration set the gateway cannot store (`CONFIGURATION_SETS`): its
+ * list is empty, and a configuration asked for by id is never there.
+ */
+function configurationSetHandlers(param: string): [list: Type<S3Handler>, get: Type<S3Handler>] {
+  const set = CONFIGURATION_SETS[param]!;
+  @Injectable()
+  class EmptyList extends DefaultDocumentHandler {
+    readonly operation = set.list;
+    protected document(): string {
+      return toXml(set.listRoot, { IsTruncated: false });
+    }
   }
-}
-
-/** A configuration of a set the gateway cannot store is never there. */
-abstract class MissingConfigurationHandler implements S3Handler {
-  abstract readonly operation: string;
-  readonly access = 'bucket-owner' as const;
-
-  async handle(): Promise<void> {
-    throw new S3Error('NoSuchConfiguration');
+  @Injectable()
+  class Missing implements S3Handler {
+    readonly operation = set.get;
+    readonly access = 'bucket-owner' as const;
+    async handle(): Promise<void> {
+      throw new S3Error('NoSuchConfiguration');
+    }
   }
+  return [EmptyList, Missing];
 }
 
-@Injectable()
-export class ListBucketAnalyticsConfigurationsHandler extends EmptyConfigurationListHandler {
-  readonly operation = CONFIGURATION_SETS['analytics']!.list;
-  protected readonly root = CONFIGURATION_SETS['analytics']!.listRoot;
-}
-
-@Injectable()
-export class ListBucketMetricsConfigurationsHandler extends EmptyConfigurationListHandler {
-  readonly operation = CONFIGURATION_SETS['metrics']!.list;
-  protected readonly root = CONFIGURATION_SETS['metrics']!.listRoot;
-}
-
-@Injectable()
-export class ListBucketInventoryConfigurationsHandler extends EmptyConfigurationListHandler {
-  readonly operation = CONFIGURATION_SETS['inventory']!.list;
-  protected readonly root = CONFIGURATION_SETS['inventory']!.listRoot;
-}
-
-@Injectable()
-export class ListBucketIntelligentTieringConfigurationsHandler extends EmptyConfigurationListHandler {
-  readonly operation = CONFIGURATION_SETS['intelligent-tiering']!.list;
-  protected readonly root = CONFIGURATION_SETS['intelligent-tiering']!.listRoot;
-}
-
-@Injectable()
-export class GetBucketAnalyticsConfigurationHandler extends MissingConfigurationHandler {
-  readonly operation = CONFIGURATION_SETS['analytics']!.get;
-}
-
-@Injectable()
-export class GetBucketMetricsConfigurationHandler extends MissingConfigurationHandler {
-  readonly operation = CONFIGURATION_SETS['metrics']!.get;
-}
-
-@Injectable()
-export class GetBucketInventoryConfigurationHandler extends MissingConfigurationHandler {
-  readonly operation = CONFIGURATION_SETS['inventory']!.get;
-}
-
-@Injectable()
-export class GetBucketIntelligentTieringConfigurationHandler extends MissingConfigurationHandler {
-  readonly operation = CONFIGURATION_SETS['intelligent-tiering']!.get;
-}
+export const [ListBucketAnalyticsConfigurationsHandler, GetBucketAnalyticsConfigurationHandler] =
+  configurationSetHandlers('analytics');
+export const [ListBucketMetricsConfigurationsHandler, GetBucketMetricsConfigurationHandler] =
+  configurationSetHandlers('metrics');
+export const [ListBucketInventoryConfigurationsHandler, GetBucketInventoryConfigurationHandler] =
+  configurationSetHandlers('inventory');
+export const [ListBucketIntelligentTieringConfigurationsHandler, GetBucketIntelligentTieringConfigurationHandler] =
+  configurationSetHandlers('intelligent-tiering');
