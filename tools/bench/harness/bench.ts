@@ -29,6 +29,8 @@ function stamp(d = new Date()): string {
 const monoUs = () => Number(process.hrtime.bigint() / 1000n);
 /** Wall-clock ms → the monotonic µs clock of CPU profiles. */
 export const wallToMonoUs = (wallMs: number) => monoUs() - (Date.now() - wallMs) * 1000;
+/** The monotonic µs of a phase window → wall-clock ms (JFR samples carry wall-clock times). */
+export const monoToWallMs = (us: number) => Date.now() - (monoUs() - us) / 1000;
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -105,7 +107,7 @@ export class Bench {
     return {
       name,
       title,
-      profiled: this.args.profile,
+      profiled: this.args.profile || this.args.cassandraProfile,
       variant: this.variant(),
       startedAt: new Date().toISOString(),
       command: this.commandLine,

@@ -1,14 +1,16 @@
 /** The commands that run scenarios against the gateway (`small|large|memory|all`, `check`) and `report`. */
+import { existsSync, mkdirSync } from 'fs';
 import { loadavg } from 'os';
-import { relative } from 'path';
+import { dirname, join, relative } from 'path';
 import { Scenario } from '../lib/args';
 import { readText, REPO_ROOT } from '../lib/gateway';
+import { loadJfrSamples, startJfr, stopJfr, summarizeJfr } from '../lib/jfr';
 import { loadProfile, summarizeProfile } from '../lib/profile';
 import { readResults, ScenarioResult, writeResults } from '../lib/report';
 import { sdkClient, smokeTest } from '../lib/sdk-load';
 import { findWarp, warpVersion } from '../lib/warp';
 import { runScenario } from '../scenarios';
-import { Bench, localDate, log, REGION, Target } from './bench';
+import { Bench, localDate, log, monoToWallMs, REGION, Target, WORK_DIR } from './bench';
 import { startEnvironment } from './environment';
 import { record, resultsPaths } from './results';
 
@@ -59,6 +61,18 @@ export async function runScenarios(bench: Bench, scenarios: Scenario[]): Promise
   const tools = { ...toolVersions(bench), ...env.tools };
   const done: ScenarioResult[] = [];
   let failed = false;
+  const cassandraPid = env.target.pids['cassandra'];
+  let jfrFile: string | undefined;
+  if (a.cassandraProfile) {
+    if (!cassandraPid) {
+      await env.teardown();
+      throw new Error('--cassandra-profile: no pid for the local stack’s Cassandra node');
+    }
+    jfrFile = join(WORK_DIR, bench.runStamp, 'cassandra.jfr');
+    mkdirSync(dirname(jfrFile), { recursive: true });
+    startJfr(cassandraPid, jfrFile);
+    log(`cassandra: JFR recording of pid ${cassandraPid} into ${relative(REPO_ROOT, jfrFile)}`);
+  }
   try {
     const smoke = await smokeCheck(bench, env.target);
     for (const line of smoke.steps) log(`check: ${line}`);
@@ -83,7 +97,30 @@ export async function runScenarios(bench: Bench, scenarios: Scenario[]): Promise
       );
     }
   } finally {
+    // Before the teardown, which may stop the stack the bench started.
+    if (jfrFile && cassandraPid) {
+      try {
+        stopJfr(cassandraPid);
+      } catch (e) {
+        log(`cassandra: JFR.stop failed: ${(e as Error).message}`);
+      }
+    }
     await env.teardown();
+  }
+  if (jfrFile && existsSync(jfrFile)) {
+    log(`summarizing the Cassandra JFR recording ${relative(REPO_ROOT, jfrFile)}`);
+    const samples = await loadJfrSamples(jfrFile);
+    for (const s of done) {
+      const phases = bench.windows
+        .filter((w) => w.scenario === s.name)
+        .map((w) => ({ phase: w.phase, summary: summarizeJfr(samples, monoToWallMs(w.fromUs), monoToWallMs(w.toUs)) }));
+      s.cassandraProfile = { file: relative(REPO_ROOT, jfrFile), phases };
+      record(bench, tools, s, date);
+      for (const ph of phases)
+        log(
+          `cassandra ${s.name} / ${ph.phase}: ${ph.summary.buckets.map((b) => `${b.name} ${b.pct.toFixed(1)}%`).join(', ')}`,
+        );
+    }
   }
   const profile = env.profileFile();
   if (profile) {

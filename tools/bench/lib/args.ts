@@ -33,6 +33,8 @@ export interface BenchArgs {
   /** dist: the compiled build (`npm run build`, as production runs); register: TypeScript through @swc-node/register (as `npm start`). */
   runtime: 'dist' | 'register';
   profile: boolean;
+  /** `--cassandra-profile`: a JFR recording of the stack's Cassandra node, summarized per phase. */
+  cassandraProfile: boolean;
   keep: boolean;
   /** Use a running gateway instead of starting one. */
   endpoint?: string;
@@ -92,6 +94,9 @@ options (defaults in brackets)
                              register: TypeScript through @swc-node/register (as npm start)
   --profile                  run the gateway under node --cpu-prof and add the hotspots per
                              phase (such a run is recorded apart from the measured numbers)
+  --cassandra-profile        record the local stack's Cassandra node with Java Flight Recorder
+                             (jcmd JFR.start) and add, per phase, which kind of Cassandra work
+                             its sampled CPU went to (recorded apart, like --profile)
   --gateway-env NAME=value   extra gateway environment, repeatable (experiments, e.g.
                              UV_THREADPOOL_SIZE=16 or BLOCK_SIZE_BYTES=4194304); recorded
   --keep                     keep the keyspace and blocks afterwards
@@ -125,6 +130,7 @@ export function parseArgs(argv: string[]): BenchArgs {
     blockStore: 'fs',
     runtime: 'dist',
     profile: false,
+    cassandraProfile: false,
     keep: false,
     dryRun: false,
     gatewayEnv: {},
@@ -227,6 +233,9 @@ export function parseArgs(argv: string[]): BenchArgs {
         break;
       case '--profile':
         a.profile = true;
+        break;
+      case '--cassandra-profile':
+        a.cassandraProfile = true;
         break;
       case '--keep':
         a.keep = true;

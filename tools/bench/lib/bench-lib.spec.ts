@@ -3,6 +3,7 @@ import { tmpdir } from 'os';
 import { join } from 'path';
 import { parseArgs, scenariosOf } from './args';
 import { newestCpuProfile } from './gateway';
+import { parseJfrText, summarizeJfr } from './jfr';
 import { parseStatTicks, parseStatusMemory, readRss, RssSampler } from './proc';
 import { CpuProfile, summarizeProfile } from './profile';
 import { mergeResults, renderMarkdown, ResultsFile, ScenarioResult, writeResults } from './report';
@@ -165,6 +166,70 @@ describe('CPU profile summary', () => {
     expect(s.selfByFunction).toHaveLength(1);
     expect(s.selfByFunction[0].name).toBe('update');
     expect(s.busyPct).toBe(100);
+  });
+});
+
+describe('Cassandra JFR summary', () => {
+  // Three samples as `jfr print --stack-depth 200 --events jdk.ExecutionSample` writes them.
+  const text = `jdk.ExecutionSample {
+  startTime = 11:40:33.509
+  sampledThread = "ReadStage-1" (javaThreadId = 89)
+  state = "STATE_RUNNABLE"
+  stackTrace = [
+    org.apache.cassandra.db.ClusteringComparator.compare(ClusteringPrefix, ClusteringPrefix) line: 190
+    org.apache.cassandra.db.SinglePartitionReadCommand.queryMemtableAndDisk(ColumnFamilyStore, ReadExecutionController) line: 780
+    org.apache.cassandra.cql3.statements.SelectStatement.execute(QueryState, QueryOptions, Dispatcher$RequestTime) line: 340
+    ...
+  ]
+}
+
+jdk.ExecutionSample {
+  startTime = 11:40:34.001
+  sampledThread = "Native-Transport-Requests-2" (javaThreadId = 91)
+  state = "STATE_RUNNABLE"
+  stackTrace = [
+    org.apache.cassandra.db.memtable.SkipListMemtable.put(PartitionUpdate, UpdateTransaction, OpOrder$Group) line: 130
+    org.apache.cassandra.db.Keyspace.applyInternal(Mutation, boolean, boolean, boolean, boolean, Promise) line: 620
+    org.apache.cassandra.db.Keyspace.apply(Mutation, boolean) line: 480
+    org.apache.cassandra.cql3.statements.BatchStatement.execute(QueryState, QueryOptions, Dispatcher$RequestTime) line: 400
+  ]
+}
+
+jdk.ExecutionSample {
+  startTime = 11:40:36.250
+  sampledThread = "CompactionExecutor:1" (javaThreadId = 120)
+  state = "STATE_RUNNABLE"
+  stackTrace = [
+    org.apache.cassandra.db.ClusteringComparator.compare(ClusteringPrefix, ClusteringPrefix) line: 190
+  ]
+}
+`;
+  const day = new Date(2026, 11, 6);
+  const at = (h: number, m: number, s: number, ms: number) => new Date(2026, 11, 6, h, m, s, ms).getTime();
+
+  it('parses the samples: local time of the day given, thread, frames innermost first', () => {
+    const samples = parseJfrText(text.split('\n'), day);
+    expect(samples).toHaveLength(3);
+    expect(samples[0]).toMatchObject({ wallMs: at(11, 40, 33, 509), thread: 'ReadStage-1' });
+    expect(samples[0]!.frames).toHaveLength(3);
+    expect(samples[0]!.frames[0]).toMatch(/^org\.apache\.cassandra\.db\.ClusteringComparator\.compare\(/);
+    expect(samples[2]).toMatchObject({ wallMs: at(11, 40, 36, 250), thread: 'CompactionExecutor:1' });
+  });
+
+  it('buckets the samples of a window by the kind of Cassandra work, first match wins', () => {
+    const samples = parseJfrText(text.split('\n'), day);
+    const all = summarizeJfr(samples);
+    expect(all.samples).toBe(3);
+    expect(all.buckets.map((b) => b.name)).toEqual([
+      'compaction',
+      'read: local read (memtables, sstables, its response)',
+      'write: memtable and commit log',
+    ]);
+    expect(all.topFrames[0]).toMatchObject({ name: 'ClusteringComparator.compare' });
+    expect(all.topFrames[0]!.pct).toBeCloseTo(200 / 3);
+    const window = summarizeJfr(samples, at(11, 40, 34, 0), at(11, 40, 35, 0));
+    expect(window.samples).toBe(1);
+    expect(window.buckets).toEqual([{ name: 'write: memtable and commit log', pct: 100 }]);
   });
 });
 

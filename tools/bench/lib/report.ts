@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'fs';
 import { dirname } from 'path';
 import type { MachineInfo } from './machine';
+import type { JfrSummary } from './jfr';
 import type { ProfileSummary } from './profile';
 
 /** The issue's targets (2-core dev machine, local stack on the same machine). */
@@ -58,6 +59,8 @@ export interface ScenarioResult {
   /** Cassandra requests of the bench keyspace per phase (coordinator counts), beside the S3 requests. */
   cassandra?: { phase: string; s3Requests: Record<string, number>; tables: { table: string; reads: number; writes: number; scans: number }[] }[];
   profile?: { file: string; phases: { phase: string; summary: ProfileSummary }[] };
+  /** `--cassandra-profile`: the JFR recording of the Cassandra node, cut to each phase. */
+  cassandraProfile?: { file: string; phases: { phase: string; summary: JfrSummary }[] };
   raw: { label: string; text: string }[];
   error?: string;
 }
@@ -132,6 +135,19 @@ function renderProfile(p: NonNullable<ScenarioResult['profile']>): string[] {
   return out;
 }
 
+function renderCassandraProfile(p: NonNullable<ScenarioResult['cassandraProfile']>): string[] {
+  const out: string[] = [
+    `JFR recording of the Cassandra node (\`jcmd JFR.start settings=profile\`, file \`${p.file}\`), cut to each phase's window. Percentages are of the node's sampled Java threads; garbage collection, the JIT and kernel time are not sampled. Buckets as in \`tools/bench/lib/jfr.ts\` (first match wins).`,
+    '',
+  ];
+  for (const { phase, summary } of p.phases) {
+    out.push(`**${phase}** — ${summary.samples} samples`, '', '| Cassandra work | % of samples |', '| --- | ---: |');
+    for (const b of summary.buckets) out.push(`| ${esc(b.name)} | ${f1(b.pct)} |`);
+    out.push('', `Innermost frames most sampled: ${summary.topFrames.map((t) => `\`${esc(t.name)}\` ${f1(t.pct)} %`).join(', ')}.`, '');
+  }
+  return out;
+}
+
 function renderScenario(s: ScenarioResult): string[] {
   const out: string[] = [`## ${s.title}${s.variant ? ` [${s.variant}]` : ''}${s.profiled ? ' — profiled run (numbers slowed by the profiler; not for the targets)' : ''}`, ''];
   out.push(`Run ${s.startedAt}, commit \`${s.commit}\`.`, '', `Command: \`${s.command}\``, '');
@@ -187,6 +203,7 @@ function renderScenario(s: ScenarioResult): string[] {
   for (const n of s.notes) out.push(`- ${n}`);
   if (s.notes.length) out.push('');
   if (s.profile) out.push(...renderProfile(s.profile));
+  if (s.cassandraProfile) out.push(...renderCassandraProfile(s.cassandraProfile));
   if (s.raw.length) {
     out.push('<details><summary>Raw tool output</summary>', '');
     for (const r of s.raw) out.push(`**${r.label}**`, '', fence(r.text), '');
