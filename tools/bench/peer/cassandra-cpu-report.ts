@@ -18,6 +18,12 @@ export const DEFAULT_OPTIONS_CQL =
 export interface ArmSpec {
   name: string;
   cql?: string;
+  /**
+   * A nodetool command run before each of the arm's turns (`--arm-nodetool`), for a node setting
+   * that applies to what the node writes from then on (e.g. `setcolumnindexsize 4`): the arm's
+   * flushes and compactions all happen within its turn, as every turn ends settled.
+   */
+  nodetool?: string[];
 }
 
 export interface PhaseCpu {
@@ -100,7 +106,10 @@ export function sectionMarkdown(s: CpuSection): string[] {
     '',
   ];
   md.push(`Options: ${JSON.stringify(s.options)}. Tables altered per arm: ${s.tables.join(', ')}.`, '');
-  for (const a of s.arms) md.push(`- **${a.name}**: ${a.cql ? `\`WITH ${a.cql}\`` : 'as migrated'}`);
+  for (const a of s.arms)
+    md.push(
+      `- **${a.name}**: ${a.cql ? `\`WITH ${a.cql}\`` : 'as migrated'}${a.nodetool ? `; before each turn \`nodetool ${a.nodetool.join(' ')}\`` : ''}`,
+    );
   md.push(
     '',
     `Medians over the rounds; "ratio" is the median of the per-round ratios to **${base}** in the same round.`,

@@ -1,6 +1,7 @@
 /**
  * `npm run bench -- cassandra-cpu [--ops 3000] [--rounds 3] [--concurrency 32] [--warmup 1000]
- * [--size 4096] [--versioned] [--flushes 3] [--settle 120] [--arm NAME=CQL ...] [--label L]`: Cassandra's CPU per
+ * [--size 4096] [--versioned] [--flushes 3] [--settle 120] [--arm NAME=CQL ...] [--arm-nodetool NAME="set… ARGS" ...]
+ * [--label L]`: Cassandra's CPU per
  * PutObject and per GetObject (issue 15's target: ≤ 0.5 ms and ≤ 0.25 ms on a warm node), from
  * /proc of the Cassandra process of the local stack, as an A/B of table options within one run.
  *
@@ -9,7 +10,10 @@
  * `current` keeps what the migrations made, `defaults` puts back Cassandra's own defaults of the
  * options the arms compare (the hot tables as on main, before any migration changes them), and `--arm
  * NAME=CQL` adds any other (e.g. `--arm ucs="compaction = {'class': 'UnifiedCompactionStrategy'}"`).
- * All arms share the one Cassandra node; only one runs at a time.
+ * All arms share the one Cassandra node; only one runs at a time. `--arm-nodetool NAME="COMMAND"`
+ * runs a nodetool set… command before each of that arm's turns: a node setting that applies to the
+ * sstables written from then on (e.g. `setcolumnindexsize 4`), compared within one run because
+ * every turn's flushes and compactions end (settle) before the next arm's turn.
  *
  * A round, for each arm (in alternating order): the idle CPU of Cassandra over 3 s, then `--ops`
  * PutObjects of new keys into the arm's one directory (`--concurrency` in flight, AWS SDK), in
@@ -86,6 +90,15 @@ function parseOptions(argvIn: string[]): Options {
     arms.push({ name, cql: name === 'defaults' && !cql ? DEFAULT_OPTIONS_CQL : cql || undefined });
   }
   if (arms.length === 0) arms.push({ name: 'defaults', cql: DEFAULT_OPTIONS_CQL }, { name: 'current' });
+  for (let v = takeOption(argv, '--arm-nodetool'); v !== undefined; v = takeOption(argv, '--arm-nodetool')) {
+    const eq = v.indexOf('=');
+    const arm = arms.find((a) => a.name === (eq < 0 ? v : v.slice(0, eq)));
+    if (!arm) throw new Error(`--arm-nodetool ${v}: NAME=COMMAND for an arm named by --arm`);
+    const args = v.slice(eq + 1).trim().split(/\s+/);
+    if (!/^set[a-z]+$/.test(args[0] ?? ''))
+      throw new Error(`--arm-nodetool ${arm.name}: a nodetool set… command, got ${args.join(' ')}`);
+    arm.nodetool = args;
+  }
   const label = takeOption(argv, '--label') ?? 'current';
   if (!/^[A-Za-z0-9_-]+$/.test(label))
     throw new Error(`--label: letters, digits, - and _ only, got ${label}`);
@@ -239,6 +252,7 @@ async function round(
   const body = randomBytes(o.size);
   const keys = Array.from({ length: n }, (_, i) => `dir/${tag}-${String(i).padStart(7, '0')}`);
   const pids = { cassandra: cassandraPid, gateway: arm.gw.pid! };
+  if (arm.spec.nodetool) localStack().nodetool(arm.spec.nodetool);
   const idle0 = readCpuTicks(cassandraPid)!;
   await sleep(3000);
   const idleMsPerSec = ((readCpuTicks(cassandraPid)! - idle0) * TICK_MS) / 3;
