@@ -27,6 +27,7 @@ export class AppModule {
       fsRoot: resolve(config.blocks.dir),
       cold: { fsRoot: resolve(config.blocks.coldDir) },
       blockSize: config.blocks.blockSize,
+      readSize: config.blocks.readSize,
       inFlightTtlSeconds: config.blocks.inFlightTtlSeconds,
       gcGraceMs: config.blocks.gcGraceMs,
       gcIntervalMs: config.blocks.gcIntervalMs,

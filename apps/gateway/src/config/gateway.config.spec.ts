@@ -74,6 +74,13 @@ describe(loadGatewayConfig.name, () => {
     expect(sut({ ADMIN_TOKEN: token }).admin).toEqual({ token, host: '127.0.0.1', port: 9104 });
   });
 
+  it('reads blocks 4 MiB at a time unless told otherwise, within 64 KiB - 16 MiB', () => {
+    expect(sut({}).blocks.readSize).toBe(4 * 1024 * 1024);
+    expect(sut({ BLOCK_READ_SIZE_BYTES: '1048576' }).blocks.readSize).toBe(1024 * 1024);
+    for (const bad of ['0', '65535', String(16 * 1024 * 1024 + 1), '1MiB'])
+      expect(() => sut({ BLOCK_READ_SIZE_BYTES: bad })).toThrow(/BLOCK_READ_SIZE_BYTES/);
+  });
+
   it('has short, configurable listener timeouts and a connection limit', () => {
     expect(sut({}).s3.listener).toEqual({ headersTimeoutMs: 20_000, requestIdleTimeoutMs: 20_000, keepAliveTimeoutMs: 65_000, maxConnections: 10_000 });
     expect(sut({ S3_REQUEST_IDLE_TIMEOUT_MS: '1500', S3_MAX_CONNECTIONS: '64' }).s3.listener).toMatchObject({ requestIdleTimeoutMs: 1500, maxConnections: 64 });

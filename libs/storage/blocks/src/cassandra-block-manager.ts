@@ -12,7 +12,7 @@ import type { BlockRef, BlockStores } from './block-store';
 import { settleLimited, uniqueById } from './concurrency';
 import { BlockContentionError, BlockCorruptError, BlockUnavailableError } from './errors';
 import { pieces, planRange } from './range';
-import { lendChunks, ReadBufferPool } from './read-buffers';
+import { idleBuffersFor, lendChunks, ReadBufferPool } from './read-buffers';
 import { BlockState, BlockStateRepository, hourBucketOf } from './state/block-state.repository';
 
 /** A block's trusted status, as `inspect` reports it. */
@@ -56,7 +56,7 @@ export class CassandraBlockManager implements BlockManager {
   ) {
     this.log = logger.forContext(CassandraBlockManager.name);
     this.buffers = new BlockBufferPool(settings.blockSize);
-    this.readBuffers = new ReadBufferPool(settings.readSize);
+    this.readBuffers = new ReadBufferPool(settings.readSize, idleBuffersFor(settings.readSize));
     this.written = metrics.counter('ostore_blocks_written_total', 'Blocks written to a block store', [
       'tier',
     ]);

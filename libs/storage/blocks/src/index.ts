@@ -5,7 +5,7 @@ export * from './range';
 export { newBlockId } from './block-id';
 export { splitIntoBlocks } from './block-splitter';
 export { BlockBufferPool, Md5Session } from './md5-offload';
-export { ReadBufferPool, lendChunks, recyclerOf } from './read-buffers';
+export { ReadBufferPool, idleBuffersFor, lendChunks, recyclerOf } from './read-buffers';
 export * from './block-lifecycle.settings';
 export * from './stores/local-fs-block-store';
 export * from './stores/cassandra-block-store';

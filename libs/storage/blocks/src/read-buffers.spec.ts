@@ -1,5 +1,15 @@
 import { Readable } from 'stream';
-import { lendChunks, ReadBufferPool, recyclerOf } from './read-buffers';
+import { idleBuffersFor, lendChunks, ReadBufferPool, recyclerOf } from './read-buffers';
+
+describe(idleBuffersFor.name, () => {
+  it('keeps 16 idle buffers up to 2 MiB, then at most 32 MiB of them, never fewer than 4', () => {
+    const MiB = 1024 * 1024;
+    expect(idleBuffersFor(MiB)).toBe(16);
+    expect(idleBuffersFor(2 * MiB)).toBe(16);
+    expect(idleBuffersFor(4 * MiB)).toBe(8);
+    expect(idleBuffersFor(16 * MiB)).toBe(4);
+  });
+});
 
 describe(ReadBufferPool.name, () => {
   it('hands out views of its buffers and reuses what comes back, views included', () => {

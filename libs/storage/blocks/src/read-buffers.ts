@@ -10,6 +10,15 @@ import type { Readable } from 'stream';
  * (the rest are left to the garbage collector), so the pool holds at most `maxIdle × bufferSize`.
  * A consumer that never gives chunks back costs what an allocation per read cost before.
  */
+/**
+ * How many idle buffers of `bufferSize` a pool keeps: 16, fewer above 2 MiB so that idle ones hold
+ * at most 32 MiB, and never fewer than 4 (a few large GETs in flight keep cycling without new
+ * allocations).
+ */
+export function idleBuffersFor(bufferSize: number): number {
+  return Math.max(4, Math.min(16, Math.floor((32 * 1024 * 1024) / bufferSize)));
+}
+
 export class ReadBufferPool {
   private readonly idle: Buffer[] = [];
   private readonly idleSet = new Set<ArrayBufferLike>();
