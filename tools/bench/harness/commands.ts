@@ -64,13 +64,15 @@ export async function runScenarios(bench: Bench, scenarios: Scenario[]): Promise
   const cassandraPid = env.target.pids['cassandra'];
   let jfrFile: string | undefined;
   if (a.cassandraProfile) {
-    if (!cassandraPid) {
+    try {
+      if (!cassandraPid) throw new Error('--cassandra-profile: no pid for the local stack’s Cassandra node');
+      jfrFile = join(WORK_DIR, bench.runStamp, 'cassandra.jfr');
+      mkdirSync(dirname(jfrFile), { recursive: true });
+      startJfr(cassandraPid, jfrFile);
+    } catch (e) {
       await env.teardown();
-      throw new Error('--cassandra-profile: no pid for the local stack’s Cassandra node');
+      throw e;
     }
-    jfrFile = join(WORK_DIR, bench.runStamp, 'cassandra.jfr');
-    mkdirSync(dirname(jfrFile), { recursive: true });
-    startJfr(cassandraPid, jfrFile);
     log(`cassandra: JFR recording of pid ${cassandraPid} into ${relative(REPO_ROOT, jfrFile)}`);
   }
   try {
