@@ -68,7 +68,9 @@ describe('empty-directory cleanup (Cassandra)', () => {
     await bucket('folders-sat');
     for (let i = 0; i < 30; i++) await put(core, 'folders-sat', `s${i}/t/k`, 'x');
     await core.objects.delete('folders-sat', 's0/t/k', alice);
-    const s = await cleanup('sat', { settings: { minDirectories: 1, headroom: 1.5 } });
+    // fpr: the bucket id is random, so are the filter's false positives; at the harness's 0.001 a run
+    // can lose s0/ to one (a CI run did, 2026-12-06). This test is about sizing, not about them.
+    const s = await cleanup('sat', { settings: { minDirectories: 1, headroom: 1.5, fpr: 1e-6 } });
     const seen: string[] = [];
     for (let cycle = 0; cycle < 8 && !seen.includes('scanned'); cycle++) {
       clock.advance(INTERVAL_MS);
@@ -80,7 +82,7 @@ describe('empty-directory cleanup (Cassandra)', () => {
     expect(seen.at(-1)).toBe('scanned');
     const published = producer.take().filter((c) => c.bucket === 'folders-sat').map((c) => `${c.kind}:${c.parent}${c.name}`);
     expect(published).toEqual(expect.arrayContaining(['object:s0/t/', 'object:s0/']));
-    expect(published.filter((p) => p.startsWith('object:'))).toHaveLength(2); // at most a false positive fewer, never more
+    expect(published.filter((p) => p.startsWith('object:'))).toHaveLength(2); // nothing but the emptied directories
   });
 
   it('directories emptied by deletes leave all three folder tables bottom-up, unicode, empty segments (a//b) and non-/ tails included; listings stay right', async () => {
