@@ -41,6 +41,7 @@ export class AppModule {
         inlineBodyMaxBytes: config.s3.inlineBodyMaxBytes,
         rowBodyMaxBytes: config.s3.rowBodyMaxBytes,
         rowOnlyMeta: config.s3.rowOnlyMeta,
+        nullConvergence: config.s3.nullConvergence,
         bucketCacheTtlMs: config.s3.bucketCacheMs,
         folderCacheTtlMs: config.s3.folderCacheMs,
         quota: { ...defaultQuotaLedgerSettings, ...config.s3.quota },

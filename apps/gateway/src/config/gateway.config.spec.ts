@@ -81,6 +81,13 @@ describe(loadGatewayConfig.name, () => {
       expect(() => sut({ BLOCK_READ_SIZE_BYTES: bad })).toThrow(/BLOCK_READ_SIZE_BYTES/);
   });
 
+  it('leaves replaced null versions to the scan unless told to converge at write', () => {
+    expect(sut({}).s3.nullConvergence).toBe('scan');
+    expect(sut({ S3_NULL_CONVERGENCE: 'write' }).s3.nullConvergence).toBe('write');
+    for (const bad of ['', 'WRITE', 'later'])
+      expect(() => sut({ S3_NULL_CONVERGENCE: bad })).toThrow(/S3_NULL_CONVERGENCE/);
+  });
+
   it('has short, configurable listener timeouts and a connection limit', () => {
     expect(sut({}).s3.listener).toEqual({ headersTimeoutMs: 20_000, requestIdleTimeoutMs: 20_000, keepAliveTimeoutMs: 65_000, maxConnections: 10_000 });
     expect(sut({ S3_REQUEST_IDLE_TIMEOUT_MS: '1500', S3_MAX_CONNECTIONS: '64' }).s3.listener).toMatchObject({ requestIdleTimeoutMs: 1500, maxConnections: 64 });

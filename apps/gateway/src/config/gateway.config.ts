@@ -57,6 +57,8 @@ const schema = baseEnvSchema
     /** Inline bodies up to this size are stored in the version row itself: GET is one read. */
     S3_ROW_BODY_MAX_BYTES: envVar.int(64 * 1024, 0, 64 * 1024),
     S3_ROW_ONLY_META: envVar.bool(true),
+    /** Who removes the null version an unversioned PUT replaces: the lifecycle scan, unless this gateway wrote the key lately or the bucket has a quota ('scan'), or always the writer ('write'). */
+    S3_NULL_CONVERGENCE: z.enum(['write', 'scan']).default('scan'),
     /** How long a bucket row is reused; another gateway's bucket change is seen after at most this. */
     S3_BUCKET_CACHE_MS: envVar.int(2000, 0, 60000),
     /** How long a folder row this gateway wrote is not rewritten by its later PUTs (0: always write). */
@@ -150,6 +152,8 @@ export interface GatewayConfig extends BaseConfig {
     inlineBodyMaxBytes: number;
     rowBodyMaxBytes: number;
     rowOnlyMeta: boolean;
+    /** S3_NULL_CONVERGENCE (S3CoreSettings.nullConvergence). */
+    nullConvergence: 'write' | 'scan';
     bucketCacheMs: number;
     folderCacheMs: number;
     /** Quota ledger batching (QUOTA_*; see QuotaGuard). */
@@ -191,6 +195,7 @@ export function loadGatewayConfig(env: Record<string, string | undefined> = proc
       inlineBodyMaxBytes: parsed.S3_INLINE_BODY_MAX_BYTES,
       rowBodyMaxBytes: parsed.S3_ROW_BODY_MAX_BYTES,
       rowOnlyMeta: parsed.S3_ROW_ONLY_META,
+      nullConvergence: parsed.S3_NULL_CONVERGENCE,
       bucketCacheMs: parsed.S3_BUCKET_CACHE_MS,
       folderCacheMs: parsed.S3_FOLDER_CACHE_MS,
       quota: {

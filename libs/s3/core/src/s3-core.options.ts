@@ -38,6 +38,19 @@ export interface S3CoreSettings {
    */
   rowOnlyMeta: boolean;
   /**
+   * Who removes the null version an unversioned (or suspended) PUT, CopyObject or multipart
+   * completion replaces. 'write': the writer, after its mutation (one `null_versions` read per
+   * such write, a third of Cassandra's work for a small PUT). 'scan': the writer reads nothing,
+   * unless the bucket has a quota (its usage must stay exact) or this process wrote a null version
+   * of the key lately (`recentNullKeys`: a rewritten key); a replaced version is otherwise removed
+   * by the lifecycle scan and the scheduler (ScannedObject.staleNulls), within about a scan
+   * interval: until then its blocks stay stored and the bucket's usage counts it. Readers never
+   * show it either way. DELETE's markers and ghosts always converge at once.
+   */
+  nullConvergence: 'write' | 'scan';
+  /** How many keys ('scan') this process remembers having written a null version of (RecentKeys). */
+  recentNullKeys: number;
+  /**
    * How long a gateway may reuse a bucket row it read (ms; 0: read on every request). Changes made
    * through this process invalidate it at once; another gateway's change (versioning, ACL, deletion
    * or re-creation of the name) is seen here after at most this long.
@@ -74,6 +87,8 @@ export const defaultS3CoreSettings: S3CoreSettings = {
   inlineBodyMaxBytes: 64 * 1024,
   rowBodyMaxBytes: 64 * 1024,
   rowOnlyMeta: true,
+  nullConvergence: 'write',
+  recentNullKeys: 65_536,
   bucketCacheTtlMs: 2000,
   folderCacheTtlMs: 0,
   quota: defaultQuotaLedgerSettings,

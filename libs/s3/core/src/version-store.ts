@@ -27,6 +27,7 @@ import { checkWriteCondition } from './write-conditions';
 import { PartitionDeletes } from './partition-deletes';
 import { staleNullRows } from './null-rows';
 import { type ConvergenceMetricsSink, NoopConvergenceMetrics } from './convergence-metrics';
+import { RecentKeys } from './recent-keys';
 
 export type { BucketKey } from './version-data';
 
@@ -93,7 +94,8 @@ function agrees(newest: VersionRow | undefined, indexVid: string | undefined): b
  *      and the `objects` index write or delete, all at `vts` — the moment the version appears;
  *   5. only for a mutation sent late (see "who checks the index"): check that the `objects` row
  *      agrees with the newest version (checkIndex);
- *   6. for a null version: converge the key's null rows (below).
+ *   6. for a null version: converge the key's null rows (below), or leave them to the lifecycle
+ *      scan (S3CoreSettings.nullConvergence 'scan': no read on the PUT of a key not rewritten).
  * A small unconditional PUT is thus two round trips in a versioned bucket ([meta ‖ folders] →
  * mutation, no read) and three with null versions (→ the null rows: one read); a small plain one
  * (rowOnlyMeta) sends one Cassandra request less: the mutation alone, then the null rows.
@@ -121,6 +123,8 @@ export class VersionStore extends VersionData {
   readonly indexRechecks: IndexRechecks;
   /** DeleteObjects: many keys of one directory partition in shared reads and mutations. */
   readonly partitionDeletes: PartitionDeletes;
+  /** Keys this process wrote a null version of lately (nullConvergence 'scan'). */
+  private readonly recentNullKeys: RecentKeys;
 
   constructor(
     ms: Metastore,
@@ -137,6 +141,22 @@ export class VersionStore extends VersionData {
     this.folderCache = new FolderCache(clock, settings.folderCacheTtlMs);
     this.indexRechecks = new IndexRechecks(clock, settings.indexFlightMs, (b, p, n, floor) => this.reconcileIndex(b, p, n, floor), log);
     this.partitionDeletes = new PartitionDeletes(ms, this, settings.ghostTtlSeconds, log, convergence);
+    this.recentNullKeys = new RecentKeys(settings.nullConvergence === 'scan' ? settings.recentNullKeys : 0);
+  }
+
+  /**
+   * Whether the writer of a null version converges the key's null rows itself (step 6), or leaves
+   * them to the lifecycle scan (S3CoreSettings.nullConvergence). A marker or ghost always does: a
+   * deleted object's row must go before a ghost's TTL could serve it again, and a DELETE frees
+   * its space at once.
+   */
+  private convergesAtWrite(spec: CommitSpec): boolean {
+    if (!spec.isNull || spec.deferNullConvergence) return false;
+    if (this.settings.nullConvergence === 'write' || spec.kind !== 'object') return true;
+    const rewritten = this.recentNullKeys.touch(`${spec.bucket.bucketId}\u0000${spec.key}`);
+    if (rewritten || spec.bucket.quotaBytes !== undefined || spec.bucket.quotaObjects !== undefined) return true;
+    this.convergence.deferred();
+    return false;
   }
 
   /** Upserts the folder rows of `table` this process has not written lately (see FolderCache). */
@@ -219,6 +239,7 @@ export class VersionStore extends VersionData {
     );
     // Sent later than a repair's re-check allows for (see "who checks the index"): we check ourselves.
     const sentLate = this.nowMicros() - row.vts > this.indexRechecks.sendBoundMicros;
+    const converge = this.convergesAtWrite(spec);
     // If this mutation times out it may still have been applied: the references stay (a leak the
     // checker can find), never released while a visible version might use them.
     await this.ms.applyPartitionMutation(statements);
@@ -231,7 +252,7 @@ export class VersionStore extends VersionData {
             this.log.warn('index check after commit failed', { bucket: spec.bucket.name, key: spec.key, err: (err as Error).message });
           })
         : undefined,
-      spec.isNull && !spec.deferNullConvergence
+      converge
         ? this.convergeNulls(spec.bucket, parent, name, row).catch((err: unknown) => {
             this.convergence.failed('null_versions');
             this.log.warn('null version cleanup failed; the next write of the key or the scheduler (after a scan) retries it', {

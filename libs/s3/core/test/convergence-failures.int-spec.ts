@@ -64,8 +64,10 @@ describe('post-commit steps that fail are counted (real Cassandra)', () => {
     metrics.failed('null_versions');
     metrics.failed('null_versions');
     metrics.failed('index_check');
+    metrics.deferred();
     const text = await registry.registry.metrics();
     expect(text).toMatch(/^ostore_s3_convergence_failures_total\{step="null_versions",app="gateway"\} 2$/m);
     expect(text).toMatch(/^ostore_s3_convergence_failures_total\{step="index_check",app="gateway"\} 1$/m);
+    expect(text).toMatch(/^ostore_s3_null_convergence_deferred_total\{app="gateway"\} 1$/m);
   });
 });

@@ -16,6 +16,8 @@ export interface Harness {
   usage: UsageEvent[];
   /** Every post-commit step the core reported failed. */
   convergenceFailures: ConvergenceStep[];
+  /** How many null versions the core left to the scan (nullConvergence 'scan'). */
+  convergenceDeferred: { count: number };
   /** A second "gateway" on the same keyspace (own session, own VersionClock). */
   another(): Promise<S3Core>;
   close(): Promise<void>;

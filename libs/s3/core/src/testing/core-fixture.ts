@@ -44,6 +44,8 @@ export interface CoreFixture<C extends Clock = Clock> extends CoreNode {
   usage: UsageEvent[];
   /** Every post-commit step any node of the fixture reported failed (ConvergenceMetricsSink). */
   convergenceFailures: ConvergenceStep[];
+  /** How many null versions any node left to the scan (nullConvergence 'scan'). */
+  convergenceDeferred: { count: number };
   /** Another node on the same keyspace, clock and usage list. */
   another(): Promise<CoreNode>;
   /** Shuts every session of the fixture down. */
@@ -63,6 +65,7 @@ export async function newCoreFixture<C extends Clock = SystemClock>(
   const sessions: CassandraClient[] = [];
   const usage: UsageEvent[] = [];
   const convergenceFailures: ConvergenceStep[] = [];
+  const convergenceDeferred = { count: 0 };
   const node = async (): Promise<CoreNode> => {
     const client = new CassandraClient(cassandraOptions(keyspace));
     await client.connect();
@@ -84,7 +87,7 @@ export async function newCoreFixture<C extends Clock = SystemClock>(
       clock,
       logger,
       usage: { record: (e) => usage.push(e) },
-      convergenceMetrics: { failed: (step) => convergenceFailures.push(step) },
+      convergenceMetrics: { failed: (step) => convergenceFailures.push(step), deferred: () => convergenceDeferred.count++ },
       settings: options.settings,
     });
     return { core, ms, client, blocks };
@@ -96,6 +99,7 @@ export async function newCoreFixture<C extends Clock = SystemClock>(
     clock,
     usage,
     convergenceFailures,
+    convergenceDeferred,
     another: node,
     close: async () => {
       await Promise.all(sessions.map((s) => s.shutdown()));
