@@ -120,7 +120,8 @@ describe('the gateway with GATEWAY_WORKERS=2', () => {
       'a replacement worker',
       async () => {
         const now = childrenOf(gw.pid!);
-        return now.length === 2 && !now.includes(victim) ? now : undefined;
+        // a child seen between its fork and its exec still has the primary's environment
+        return now.length === 2 && !now.includes(victim) && now.every((pid) => workerNumber(pid) !== undefined) ? now : undefined;
       },
       60_000,
       200,

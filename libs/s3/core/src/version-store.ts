@@ -27,7 +27,7 @@ import { checkWriteCondition } from './write-conditions';
 import { PartitionDeletes } from './partition-deletes';
 import { staleNullRows } from './null-rows';
 import { type ConvergenceMetricsSink, NoopConvergenceMetrics } from './convergence-metrics';
-import { RecentKeys } from './recent-keys';
+import { NullConvergencePolicy } from './null-convergence';
 
 export type { BucketKey } from './version-data';
 
@@ -123,8 +123,8 @@ export class VersionStore extends VersionData {
   readonly indexRechecks: IndexRechecks;
   /** DeleteObjects: many keys of one directory partition in shared reads and mutations. */
   readonly partitionDeletes: PartitionDeletes;
-  /** Keys this process wrote a null version of lately (nullConvergence 'scan'). */
-  private readonly recentNullKeys: RecentKeys;
+  /** Who converges a null version's key: the writer or the scan (nullConvergence). */
+  private readonly nullConvergence: NullConvergencePolicy;
 
   constructor(
     ms: Metastore,
@@ -141,22 +141,7 @@ export class VersionStore extends VersionData {
     this.folderCache = new FolderCache(clock, settings.folderCacheTtlMs);
     this.indexRechecks = new IndexRechecks(clock, settings.indexFlightMs, (b, p, n, floor) => this.reconcileIndex(b, p, n, floor), log);
     this.partitionDeletes = new PartitionDeletes(ms, this, settings.ghostTtlSeconds, log, convergence);
-    this.recentNullKeys = new RecentKeys(settings.nullConvergence === 'scan' ? settings.recentNullKeys : 0);
-  }
-
-  /**
-   * Whether the writer of a null version converges the key's null rows itself (step 6), or leaves
-   * them to the lifecycle scan (S3CoreSettings.nullConvergence). A marker or ghost always does: a
-   * deleted object's row must go before a ghost's TTL could serve it again, and a DELETE frees
-   * its space at once.
-   */
-  private convergesAtWrite(spec: CommitSpec): boolean {
-    if (!spec.isNull || spec.deferNullConvergence) return false;
-    if (this.settings.nullConvergence === 'write' || spec.kind !== 'object') return true;
-    const rewritten = this.recentNullKeys.touch(`${spec.bucket.bucketId}\u0000${spec.key}`);
-    if (rewritten || spec.bucket.quotaBytes !== undefined || spec.bucket.quotaObjects !== undefined) return true;
-    this.convergence.deferred();
-    return false;
+    this.nullConvergence = new NullConvergencePolicy(settings, convergence);
   }
 
   /** Upserts the folder rows of `table` this process has not written lately (see FolderCache). */
@@ -239,7 +224,7 @@ export class VersionStore extends VersionData {
     );
     // Sent later than a repair's re-check allows for (see "who checks the index"): we check ourselves.
     const sentLate = this.nowMicros() - row.vts > this.indexRechecks.sendBoundMicros;
-    const converge = this.convergesAtWrite(spec);
+    const converge = this.nullConvergence.convergesAtWrite(spec);
     // If this mutation times out it may still have been applied: the references stay (a leak the
     // checker can find), never released while a visible version might use them.
     await this.ms.applyPartitionMutation(statements);

@@ -1,0 +1,70 @@
+import type { ConvergenceMetricsSink } from './convergence-metrics';
+import type { S3CoreSettings } from './s3-core.options';
+import type { BucketKey } from './version-data';
+
+/**
+ * Keys this process wrote lately, most recent last, at most `maxEntries` of them (the oldest are
+ * forgotten first).
+ */
+export class RecentKeys {
+  private readonly keys = new Set<string>();
+
+  constructor(private readonly maxEntries: number) {}
+
+  /** Records `key` as written now; true when it was already among the recent keys. */
+  touch(key: string): boolean {
+    if (this.maxEntries <= 0) return false;
+    const seen = this.keys.delete(key);
+    this.keys.add(key);
+    if (this.keys.size > this.maxEntries) {
+      const oldest = this.keys.values().next().value;
+      if (oldest !== undefined) this.keys.delete(oldest);
+    }
+    return seen;
+  }
+
+  get size(): number {
+    return this.keys.size;
+  }
+}
+
+/** What of a commit decides who converges its key's null rows. */
+export interface NullWrite {
+  bucket: BucketKey;
+  key: string;
+  kind: 'object' | 'marker' | 'ghost';
+  isNull: boolean;
+  /** The caller converges itself (lifecycle expiration). */
+  deferNullConvergence?: boolean;
+}
+
+/**
+ * Whether the writer of a null version converges the key's null rows itself (VersionStore.commit,
+ * step 6) or leaves them to the lifecycle scan (S3CoreSettings.nullConvergence 'scan').
+ *
+ * With 'scan', an object's writer converges only where waiting for the scan would show: a bucket
+ * with a quota (its ledger must stay exact) and a key it wrote a null version of lately (then the
+ * key surely has a row to replace, and a key rewritten over and over keeps at most one stale row
+ * per process instead of one per write until the next scan). A marker or ghost always converges:
+ * a deleted object's row must go before a ghost's TTL could serve it again, and a DELETE frees its
+ * space at once.
+ */
+export class NullConvergencePolicy {
+  private readonly recent: RecentKeys;
+
+  constructor(
+    private readonly settings: Pick<S3CoreSettings, 'nullConvergence' | 'recentNullKeys'>,
+    private readonly metrics: ConvergenceMetricsSink,
+  ) {
+    this.recent = new RecentKeys(settings.nullConvergence === 'scan' ? settings.recentNullKeys : 0);
+  }
+
+  convergesAtWrite(w: NullWrite): boolean {
+    if (!w.isNull || w.deferNullConvergence) return false;
+    if (this.settings.nullConvergence === 'write' || w.kind !== 'object') return true;
+    const rewritten = this.recent.touch(`${w.bucket.bucketId}\u0000${w.key}`);
+    if (rewritten || w.bucket.quotaBytes !== undefined || w.bucket.quotaObjects !== undefined) return true;
+    this.metrics.deferred();
+    return false;
+  }
+}
