@@ -97,16 +97,17 @@ function agrees(newest: VersionRow | undefined, indexVid: string | undefined): b
  *   6. for a null version: converge the key's null rows (below), or leave them to the lifecycle
  *      scan (S3CoreSettings.nullConvergence 'scan': no read on the PUT of a key not rewritten).
  * A small unconditional PUT is thus two round trips in a versioned bucket ([meta ‖ folders] →
- * mutation, no read) and three with null versions (→ the null rows: one read); a small plain one
- * (rowOnlyMeta) sends one Cassandra request less: the mutation alone, then the null rows.
+ * mutation, no read) and three with null versions (→ the null rows: one read, unless left to the
+ * scan); a small plain one (rowOnlyMeta) sends one Cassandra request less: the mutation alone.
  *
  * No Paxos: concurrent writers of a key are ordered by vts (unique per process, markers winning
  * ties) in `versions`, and the `objects` row uses vts as its write timestamp, so both converge on
  * the same newest version whatever order the mutations land in.
  *
- * Null versions: each writer of a null row re-reads the key's null rows AFTER its own mutation and
- * removes every null row but the newest. Whichever of two racing writers re-reads last sees both
- * rows, so exactly one null version survives; readers meanwhile only ever show the newest.
+ * Null versions: a converging writer of a null row re-reads the key's null rows AFTER its mutation
+ * and removes every null row but the newest. Of two racing converging writers the last to re-read
+ * sees both rows, so one null version survives; readers only ever show the newest. Rows a writer
+ * leaves (nullConvergence 'scan', or a failed re-read) are removed by the scan and the scheduler.
  *
  * Who checks the index. Writers alone converge (every one writes the index at its own vts); only a
  * repair (reconcileIndex: a permanent delete of the current version, a lifecycle expiration or
