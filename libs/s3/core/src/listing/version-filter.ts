@@ -4,8 +4,9 @@ import type { RowFilter } from './tree-walker';
 
 /**
  * Which version rows of a key ListObjectVersions shows: every non-null row, and the NEWEST null
- * row unless it is a ghost. Older null rows exist only while racing writers converge (or until
- * the next write after a crash) and are shadowed. Rows are seen newest first; a walk resumed
+ * row unless it is a ghost. Older null rows exist while racing writers converge, after a failed
+ * or skipped convergence (S3CoreSettings.nullConvergence 'scan') until the scan's scheduler
+ * removes them, and are shadowed. Rows are seen newest first; a walk resumed
  * inside a key first looks up the key's newest null row. The first row of a non-resumed key is
  * its latest version, recorded in `latest`.
  */
