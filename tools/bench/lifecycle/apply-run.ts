@@ -13,7 +13,8 @@ import { localStack } from '../lib/stack';
 import { benchRun, coreOver } from './bench-core';
 
 const ROOT = resolve(__dirname, '../../..');
-type Mode = 'unversioned' | 'versioned' | 'noncurrent';
+/** `stale-nulls`: each key written twice without convergence (S3_NULL_CONVERGENCE=scan from another gateway); the scheduler's ConvergeNulls removes the replaced version. */
+type Mode = 'unversioned' | 'versioned' | 'noncurrent' | 'stale-nulls';
 
 interface Options {
   objects: number;
@@ -41,7 +42,7 @@ function parseArgs(argv: string[]): Options {
     else if (a === '--keep') o.keep = true;
     else throw new Error(`unknown argument ${a}`);
   }
-  if (!['unversioned', 'versioned', 'noncurrent'].includes(o.mode)) throw new Error(`--mode: ${o.mode}`);
+  if (!['unversioned', 'versioned', 'noncurrent', 'stale-nulls'].includes(o.mode)) throw new Error(`--mode: ${o.mode}`);
   return o;
 }
 
@@ -111,19 +112,22 @@ export async function main(argv: string[]): Promise<number> {
   const admin = createDriverClient(cassandra, false);
   await admin.connect();
   await new MigrationRunner(admin).migrate(migrations, { keyspace, replication: parseReplication('SimpleStrategy:1') });
-  const { core, client } = await coreOver(cassandra);
+  // stale-nulls: every write leaves the null version it replaces (no process remembers a key)
+  const staleNulls = o.mode === 'stale-nulls';
+  const { core, client } = await coreOver(cassandra, staleNulls ? { nullConvergence: 'scan', recentNullKeys: 0 } : {});
 
   // 1. the bucket and its objects
   const bucket = `apply-${o.mode}`;
   const owner = { id: 'bench', displayName: 'Bench' };
   const b = await core.buckets.create({ name: bucket, owner, location: '', acl: 'private' });
-  if (o.mode !== 'unversioned') await core.buckets.setVersioning(bucket, 'Enabled');
+  if (o.mode === 'versioned' || o.mode === 'noncurrent') await core.buckets.setVersioning(bucket, 'Enabled');
   const rule =
     o.mode === 'noncurrent'
       ? '<NoncurrentVersionExpiration><NoncurrentDays>1</NoncurrentDays></NoncurrentVersionExpiration>'
       : '<Expiration><Days>1</Days></Expiration>';
   const config = parseLifecycleXml(`<LifecycleConfiguration><Rule><ID>bench</ID><Filter/><Status>Enabled</Status>${rule}</Rule></LifecycleConfiguration>`);
-  await core.buckets.setLifecycle(bucket, encodeStoredLifecycle(config));
+  // the scan asks for ConvergeNulls in any bucket: the stale-nulls bucket has no rules
+  if (!staleNulls) await core.buckets.setLifecycle(bucket, encodeStoredLifecycle(config));
   const payload = randomBytes(o.size);
   const keys = Array.from({ length: o.objects }, (_, i) => `cache/${String(i % 100).padStart(2, '0')}/obj-${String(i).padStart(7, '0')}`);
   const versionIds: string[] = new Array(keys.length);
@@ -131,10 +135,10 @@ export async function main(argv: string[]): Promise<number> {
   await limited(keys, 32, async (key, i) => {
     const put = () => core.objects.put({ bucket, key, owner, body: Readable.from([payload]), meta: { userMeta: {} } });
     versionIds[i] = (await put()).versionId;
-    if (o.mode === 'noncurrent') await put();
+    if (o.mode === 'noncurrent' || staleNulls) await put();
   });
   const prepSeconds = (Date.now() - prepStarted) / 1000;
-  console.log(`[apply-bench] wrote ${keys.length * (o.mode === 'noncurrent' ? 2 : 1)} versions in ${prepSeconds.toFixed(1)} s`);
+  console.log(`[apply-bench] wrote ${keys.length * (o.mode === 'noncurrent' || staleNulls ? 2 : 1)} versions in ${prepSeconds.toFixed(1)} s`);
 
   // 2. the scheduler
   const port = 24000 + Math.floor(Math.random() * 2000);
@@ -191,7 +195,8 @@ export async function main(argv: string[]): Promise<number> {
       key,
       parent: key.slice(0, key.lastIndexOf('/') + 1),
       name: key.slice(key.lastIndexOf('/') + 1),
-      versions: [{ versionId: versionIds[i], rules: [{ ruleId: 'bench', action: o.mode === 'noncurrent' ? 'NoncurrentVersionExpiration' : 'Expiration' }] }],
+      versions: staleNulls ? [] : [{ versionId: versionIds[i], rules: [{ ruleId: 'bench', action: o.mode === 'noncurrent' ? 'NoncurrentVersionExpiration' : 'Expiration' }] }],
+      ...(staleNulls ? { staleNulls: true } : {}),
       scannedAt: new Date(),
       sourceHost: `cass-${i % o.partitions}`,
     }),
@@ -248,6 +253,8 @@ export async function main(argv: string[]): Promise<number> {
     if (b10) peak = Math.max(peak, (b10.applied - a.applied) / ((b10.t - a.t) / 1000));
   }
   const remaining = (await core.objects.list({ bucket, prefix: 'cache/', maxKeys: 1000 })).contents.length;
+  // stale-nulls: every key keeps exactly its newest null version
+  const nullRowsLeft = staleNulls ? await countNullRows(core, b.bucketId, keys.slice(0, 200)) : undefined;
 
   app.kill('SIGTERM');
   await new Promise((r) => app.once('exit', r));
@@ -281,7 +288,8 @@ export async function main(argv: string[]): Promise<number> {
       writes: Number(((requests1.writes - requests0.writes) / applied).toFixed(2)),
     },
     blocksDeleted,
-    objectsLeftListed: o.mode === 'noncurrent' ? undefined : remaining,
+    objectsLeftListed: o.mode === 'noncurrent' || staleNulls ? undefined : remaining,
+    ...(nullRowsLeft ? { nullRowsPerKeyLeft: nullRowsLeft } : {}),
     machine: {
       nproc: cpus().length,
       cpu: cpus()[0]?.model,
@@ -297,5 +305,15 @@ export async function main(argv: string[]): Promise<number> {
     log: logPath,
   };
   console.log(JSON.stringify(result, null, 2));
-  return failed > 0 ? 1 : 0;
+  return failed > 0 || (nullRowsLeft && nullRowsLeft !== '1') ? 1 : 0;
+}
+
+/** The distinct numbers of null rows the keys have left, e.g. "1" (every key converged). */
+async function countNullRows(core: Awaited<ReturnType<typeof coreOver>>['core'], bucketId: string, keys: string[]): Promise<string> {
+  const counts = new Set<number>();
+  for (const key of keys) {
+    const cut = key.lastIndexOf('/') + 1;
+    counts.add((await core.metastore.versions.nullRows(bucketId, key.slice(0, cut), key.slice(cut))).length);
+  }
+  return [...counts].sort().join(',');
 }
