@@ -1,4 +1,5 @@
 import type { ConvergenceMetricsSink } from './convergence-metrics';
+import { quotaOf } from './quota/quota-guard';
 import type { S3CoreSettings } from './s3-core.options';
 import type { BucketKey } from './version-data';
 
@@ -62,8 +63,8 @@ export class NullConvergencePolicy {
   convergesAtWrite(w: NullWrite): boolean {
     if (!w.isNull || w.deferNullConvergence) return false;
     if (this.settings.nullConvergence === 'write' || w.kind !== 'object') return true;
-    const rewritten = this.recent.touch(`${w.bucket.bucketId}\u0000${w.key}`);
-    if (rewritten || w.bucket.quotaBytes !== undefined || w.bucket.quotaObjects !== undefined) return true;
+    if (quotaOf(w.bucket)) return true;
+    if (this.recent.touch(`${w.bucket.bucketId}\u0000${w.key}`)) return true;
     this.metrics.deferred();
     return false;
   }
