@@ -12,6 +12,22 @@ describe('RecentKeys', () => {
     expect(recent.touch('b')).toBe(false);
   });
 
+  it('answers as a plain least-recently-used list would, over many touches of few keys', () => {
+    const recent = new RecentKeys(5);
+    const reference: string[] = []; // most recent last
+    let seed = 7;
+    for (let i = 0; i < 5_000; i++) {
+      seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+      const key = `k${seed % 9}`;
+      const at = reference.indexOf(key);
+      if (at >= 0) reference.splice(at, 1);
+      reference.push(key);
+      if (reference.length > 5) reference.shift();
+      expect(recent.touch(key)).toBe(at >= 0);
+      expect(recent.size).toBe(reference.length);
+    }
+  });
+
   it('remembers nothing with no room', () => {
     const recent = new RecentKeys(0);
     expect(recent.touch('a')).toBe(false);

@@ -4,28 +4,42 @@ import type { S3CoreSettings } from './s3-core.options';
 import type { BucketKey } from './version-data';
 
 /**
- * Keys this process wrote lately, most recent last, at most `maxEntries` of them (the oldest are
- * forgotten first).
+ * Keys this process wrote lately, at most `maxEntries` of them; the least recently touched is
+ * forgotten first. O(1) per touch: a Map of each key's latest touch and a queue of touches, whose
+ * outdated entries are skipped (and dropped when they outnumber the live ones). Not a Set whose
+ * first entry is deleted: V8 leaves deleted entries in place until it rehashes, and finding the
+ * first live one walked over all of them (27 µs a touch at 65,536 keys).
  */
 export class RecentKeys {
-  private readonly keys = new Set<string>();
+  private readonly latest = new Map<string, number>();
+  private queue: { key: string; at: number }[] = [];
+  private head = 0;
+  private touches = 0;
 
   constructor(private readonly maxEntries: number) {}
 
   /** Records `key` as written now; true when it was already among the recent keys. */
   touch(key: string): boolean {
     if (this.maxEntries <= 0) return false;
-    const seen = this.keys.delete(key);
-    this.keys.add(key);
-    if (this.keys.size > this.maxEntries) {
-      const oldest = this.keys.values().next().value;
-      if (oldest !== undefined) this.keys.delete(oldest);
+    const seen = this.latest.has(key);
+    const at = ++this.touches;
+    this.latest.set(key, at);
+    this.queue.push({ key, at });
+    while (this.latest.size > this.maxEntries) {
+      const oldest = this.queue[this.head++]!;
+      if (this.latest.get(oldest.key) === oldest.at) this.latest.delete(oldest.key);
     }
+    if (this.queue.length > 2 * this.maxEntries + 16) this.compact();
     return seen;
   }
 
   get size(): number {
-    return this.keys.size;
+    return this.latest.size;
+  }
+
+  private compact(): void {
+    this.queue = this.queue.slice(this.head).filter((e) => this.latest.get(e.key) === e.at);
+    this.head = 0;
   }
 }
 
