@@ -20,6 +20,8 @@ export interface GatewayOptions {
   /** dist: `node dist/apps/gateway/src/main.js` (compiled by tools/build); register: the TypeScript source. */
   runtime?: 'dist' | 'register';
   extraEnv?: Record<string, string>;
+  /** The checkout whose gateway runs (its own `npm run build` output); default this repo. An A/B of two builds in one run. */
+  root?: string;
 }
 
 /** One gateway process started the way `npm start` starts it (node + swc register on main.ts). */
@@ -61,7 +63,7 @@ export class GatewayProcess {
     mkdirSync(join(o.logFile, '..'), { recursive: true });
     const env: NodeJS.ProcessEnv = {
       ...process.env,
-      SWC_NODE_PROJECT: join(REPO_ROOT, 'tsconfig.base.json'),
+      SWC_NODE_PROJECT: join(o.root ?? REPO_ROOT, 'tsconfig.base.json'),
       S3_HOST: '127.0.0.1',
       S3_PORT: String(this.s3Port),
       MANAGEMENT_HOST: '127.0.0.1',
@@ -87,7 +89,7 @@ export class GatewayProcess {
       nodeArgs.push('--cpu-prof', '--cpu-prof-dir', o.cpuProfileDir);
     }
     const log = createWriteStream(o.logFile, { flags: 'a' });
-    const child = spawn(process.execPath, [...nodeArgs, dist ? 'dist/apps/gateway/src/main.js' : 'apps/gateway/src/main.ts'], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...nodeArgs, dist ? 'dist/apps/gateway/src/main.js' : 'apps/gateway/src/main.ts'], { cwd: o.root ?? REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
     this.child = child;
     const keep = (d: Buffer) => {
       log.write(d);

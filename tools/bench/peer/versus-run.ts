@@ -14,9 +14,11 @@
  * behind a switch is compared with the build it would replace in the same run, phase by phase
  * (the box's drift between runs is larger than most single changes). The three peers take turns
  * going first (round k starts with peer (k − 1) mod 3: OStore, MinIO, OStore-B); the report adds a B ÷ A table.
+ * `--ab-gateway-root DIR` makes OStore-B run the gateway built in another checkout (a worktree of
+ * the previous commit, built there): a code change against the build before it, in one run.
  */
-import { join } from 'path';
-import { rmSync } from 'fs';
+import { join, resolve } from 'path';
+import { existsSync, rmSync } from 'fs';
 import { loadavg } from 'os';
 import { S3Client } from '@aws-sdk/client-s3';
 import { Bench, log, REGION, WORK_DIR } from '../harness/bench';
@@ -61,6 +63,8 @@ interface Options {
   deleteRequests: number;
   /** The environment of the second OStore gateway (`--ab-gateway-env`, repeatable); none: no OStore-B. */
   abGatewayEnv?: Record<string, string>;
+  /** Another checkout whose built gateway OStore-B runs (`--ab-gateway-root`): two builds in one run. */
+  abGatewayRoot?: string;
 }
 
 /** Every `--ab-gateway-env NAME=value` of argv (taken out of it). */
@@ -218,7 +222,12 @@ export async function main(argvIn: string[]): Promise<number> {
     warmupMs: warmup === undefined ? 0 : parseDuration(warmup),
     deleteRequests: Number(takeOption(argv, '--delete-requests') ?? 3),
     abGatewayEnv: takeAbEnv(argv),
+    abGatewayRoot: takeOption(argv, '--ab-gateway-root'),
   };
+  if (o.abGatewayRoot !== undefined) {
+    o.abGatewayRoot = resolve(o.abGatewayRoot);
+    if (!existsSync(join(o.abGatewayRoot, 'dist/apps/gateway/src/main.js'))) throw new Error(`--ab-gateway-root: no built gateway in ${o.abGatewayRoot} (run npm run build there)`);
+  }
   if (!Number.isInteger(o.deleteRequests) || o.deleteRequests < 1) throw new Error(`--delete-requests: a whole number >= 1, got ${o.deleteRequests}`);
   if (!Number.isFinite(o.settleSec) || o.settleSec < 0) throw new Error(`--settle: seconds >= 0, got ${o.settleSec}`);
   if (o.label !== undefined && !/^[A-Za-z0-9_-]+$/.test(o.label)) throw new Error(`--label: letters, digits, - and _ only, got ${o.label}`);
@@ -256,17 +265,19 @@ export async function main(argvIn: string[]): Promise<number> {
     await minio.start();
     log(`minio: ready at ${minio.endpoint} (pid ${minio.pid})`);
     const t = env.target;
-    if (o.abGatewayEnv) {
-      if (!env.gateway) throw new Error('--ab-gateway-env needs a gateway started by the bench (not --endpoint)');
+    if (o.abGatewayEnv || o.abGatewayRoot) {
+      if (!env.gateway) throw new Error('--ab-gateway-env and --ab-gateway-root need a gateway started by the bench (not --endpoint)');
       const a = env.gateway.options;
       gatewayB = new GatewayProcess({
         ...a,
         blockDir: `${a.blockDir}-b`,
         logFile: join(WORK_DIR, bench.runStamp, 'gateway-b.log'),
         extraEnv: { ...a.extraEnv, ...o.abGatewayEnv },
+        root: o.abGatewayRoot,
       });
       await gatewayB.start();
-      log(`gateway B: ready at ${gatewayB.endpoint} (pid ${gatewayB.pid}, ${Object.entries(o.abGatewayEnv).map(([k, v]) => `${k}=${v}`).join(' ')})`);
+      const what = [...Object.entries(o.abGatewayEnv ?? {}).map(([k, v]) => `${k}=${v}`), ...(o.abGatewayRoot ? [`the build in ${o.abGatewayRoot}`] : [])];
+      log(`gateway B: ready at ${gatewayB.endpoint} (pid ${gatewayB.pid}, ${what.join(' ')})`);
     }
     const peers: Peer[] = [
       { name: 'OStore', endpoint: t.endpoint, host: t.host, accessKey: t.accessKey, secretKey: t.secretKey, pids: { gateway: t.gatewayPid, cassandra: t.pids['cassandra'], kafka: t.pids['kafka'] }, client: sdkClient({ endpoint: t.endpoint, region: REGION, accessKeyId: t.accessKey, secretAccessKey: t.secretKey }, 64, 120_000, IDLE_SOCKET_MS), listKeys: [], mixedKeys: [] },
