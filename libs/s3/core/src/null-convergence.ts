@@ -5,14 +5,16 @@ import type { BucketKey } from './version-data';
 
 /**
  * Keys this process wrote lately, at most `maxEntries` of them; the least recently touched is
- * forgotten first. O(1) per touch: a Map of each key's latest touch and a queue of touches, whose
- * outdated entries are skipped (and dropped when they outnumber the live ones). Not a Set whose
- * first entry is deleted: V8 leaves deleted entries in place until it rehashes, and finding the
- * first live one walked over all of them (27 µs a touch at 65,536 keys).
+ * forgotten first. O(1) per touch, nothing allocated per touch but the Map's entry: a Map of each
+ * key's latest touch, and the touches in order in two parallel arrays, whose outdated entries are
+ * skipped (and dropped when the arrays outgrow twice the Map). Not a Set whose first entry is
+ * deleted: V8 leaves deleted entries in place until it rehashes, and finding the first live one
+ * walked over all of them (27 µs a touch at 65,536 keys).
  */
 export class RecentKeys {
   private readonly latest = new Map<string, number>();
-  private queue: { key: string; at: number }[] = [];
+  private keys: string[] = [];
+  private ats: number[] = [];
   private head = 0;
   private touches = 0;
 
@@ -24,12 +26,14 @@ export class RecentKeys {
     const seen = this.latest.has(key);
     const at = ++this.touches;
     this.latest.set(key, at);
-    this.queue.push({ key, at });
+    this.keys.push(key);
+    this.ats.push(at);
     while (this.latest.size > this.maxEntries) {
-      const oldest = this.queue[this.head++]!;
-      if (this.latest.get(oldest.key) === oldest.at) this.latest.delete(oldest.key);
+      const oldest = this.keys[this.head]!;
+      if (this.latest.get(oldest) === this.ats[this.head]) this.latest.delete(oldest);
+      this.head++;
     }
-    if (this.queue.length > 2 * this.maxEntries + 16) this.compact();
+    if (this.keys.length > 2 * this.maxEntries + 16) this.compact();
     return seen;
   }
 
@@ -38,7 +42,15 @@ export class RecentKeys {
   }
 
   private compact(): void {
-    this.queue = this.queue.slice(this.head).filter((e) => this.latest.get(e.key) === e.at);
+    const keys: string[] = [];
+    const ats: number[] = [];
+    for (let i = this.head; i < this.keys.length; i++) {
+      if (this.latest.get(this.keys[i]!) !== this.ats[i]) continue;
+      keys.push(this.keys[i]!);
+      ats.push(this.ats[i]!);
+    }
+    this.keys = keys;
+    this.ats = ats;
     this.head = 0;
   }
 }
