@@ -1,5 +1,6 @@
 import type { Clock } from '@ostore/shared/clock';
 import type { KeyPath } from './keys';
+import { RecentMap } from './recent-map';
 
 /**
  * Folder rows this process wrote recently, so that a stream of PUTs into the same directories does
@@ -14,13 +15,15 @@ import type { KeyPath } from './keys';
  * Bounded: the oldest entries are dropped beyond `maxEntries`.
  */
 export class FolderCache {
-  private readonly written = new Map<string, number>();
+  private readonly written: RecentMap<number>;
 
   constructor(
     private readonly clock: Clock,
     readonly ttlMs: number,
-    private readonly maxEntries = 20_000,
-  ) {}
+    maxEntries = 20_000,
+  ) {
+    this.written = new RecentMap(maxEntries);
+  }
 
   get enabled(): boolean {
     return this.ttlMs > 0;
@@ -39,16 +42,7 @@ export class FolderCache {
   /** Records rows as written at `writtenAtMs` (the time taken before the write was sent). */
   remember(table: string, bucketId: string, rows: KeyPath[], writtenAtMs: number): void {
     if (!this.enabled) return;
-    for (const r of rows) {
-      const k = keyOf(table, bucketId, r);
-      this.written.delete(k);
-      this.written.set(k, writtenAtMs);
-    }
-    while (this.written.size > this.maxEntries) {
-      const oldest = this.written.keys().next().value;
-      if (oldest === undefined) break;
-      this.written.delete(oldest);
-    }
+    for (const r of rows) this.written.set(keyOf(table, bucketId, r), writtenAtMs);
   }
 }
 

@@ -1,57 +1,26 @@
 import type { ConvergenceMetricsSink } from './convergence-metrics';
 import { quotaOf } from './quota/quota-guard';
+import { RecentMap } from './recent-map';
 import type { S3CoreSettings } from './s3-core.options';
 import type { BucketKey } from './version-data';
 
-/**
- * Keys this process wrote lately, at most `maxEntries` of them; the least recently touched is
- * forgotten first. O(1) per touch, nothing allocated per touch but the Map's entry: a Map of each
- * key's latest touch, and the touches in order in two parallel arrays, whose outdated entries are
- * skipped (and dropped when the arrays outgrow twice the Map). Not a Set whose first entry is
- * deleted: V8 leaves deleted entries in place until it rehashes, and finding the first live one
- * walked over all of them (27 µs a touch at 65,536 keys).
- */
+/** Keys this process wrote lately, at most `maxEntries` of them; the least recently touched is forgotten first. */
 export class RecentKeys {
-  private readonly latest = new Map<string, number>();
-  private keys: string[] = [];
-  private ats: number[] = [];
-  private head = 0;
-  private touches = 0;
+  private readonly keys: RecentMap<true>;
 
-  constructor(private readonly maxEntries: number) {}
+  constructor(maxEntries: number) {
+    this.keys = new RecentMap(maxEntries);
+  }
 
   /** Records `key` as written now; true when it was already among the recent keys. */
   touch(key: string): boolean {
-    if (this.maxEntries <= 0) return false;
-    const seen = this.latest.has(key);
-    const at = ++this.touches;
-    this.latest.set(key, at);
-    this.keys.push(key);
-    this.ats.push(at);
-    while (this.latest.size > this.maxEntries) {
-      const oldest = this.keys[this.head]!;
-      if (this.latest.get(oldest) === this.ats[this.head]) this.latest.delete(oldest);
-      this.head++;
-    }
-    if (this.keys.length > 2 * this.maxEntries + 16) this.compact();
+    const seen = this.keys.has(key);
+    this.keys.set(key, true);
     return seen;
   }
 
   get size(): number {
-    return this.latest.size;
-  }
-
-  private compact(): void {
-    const keys: string[] = [];
-    const ats: number[] = [];
-    for (let i = this.head; i < this.keys.length; i++) {
-      if (this.latest.get(this.keys[i]!) !== this.ats[i]) continue;
-      keys.push(this.keys[i]!);
-      ats.push(this.ats[i]!);
-    }
-    this.keys = keys;
-    this.ats = ats;
-    this.head = 0;
+    return this.keys.size;
   }
 }
 
