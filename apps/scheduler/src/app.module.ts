@@ -48,6 +48,7 @@ export class AppModule {
     const blocks = BlockStorageModule.forRoot({
       store: config.blocks.store,
       fsRoot: resolve(config.blocks.dir),
+      fsDirectIo: config.blocks.fsDirectIo,
       cold: { fsRoot: resolve(config.blocks.coldDir) },
       blockSize: config.blocks.blockSize,
       inFlightTtlSeconds: config.blocks.inFlightTtlSeconds,

@@ -91,6 +91,11 @@ const schema = baseEnvSchema
     ADMIN_STATS_URL: z.string().url().optional(),
     BLOCK_STORE: z.enum(['fs', 'cassandra']).default('fs'),
     BLOCK_STORE_DIR: envVar.string('.stack/blocks'),
+    /**
+     * The 'fs' store's use of O_DIRECT: 'writes' (block writes bypass the page cache), 'all' (reads
+     * too), or 'off'. A filesystem without O_DIRECT falls back to buffered I/O by itself.
+     */
+    BLOCK_FS_DIRECT_IO: z.enum(['writes', 'all', 'off']).default('writes'),
     BLOCK_SIZE_BYTES: envVar.int(8 * 1024 * 1024, 64 * 1024, 64 * 1024 * 1024),
     /** The unit a GET reads a block in (the response streams it a read at a time, one read ahead). */
     BLOCK_READ_SIZE_BYTES: envVar.int(DEFAULT_READ_SIZE, 64 * 1024, 16 * 1024 * 1024),
@@ -162,7 +167,7 @@ export interface GatewayConfig extends BaseConfig {
   };
   /** The admin API: its token (none: the API is off) and its own listener (no port: the management port). */
   admin: { token?: string; host: string; port: number; statsUrl?: string };
-  blocks: { store: 'fs' | 'cassandra'; dir: string; coldDir: string; blockSize: number; readSize: number; gcIntervalMs: number; inFlightTtlSeconds: number; gcGraceMs: number };
+  blocks: { store: 'fs' | 'cassandra'; dir: string; fsDirectIo: 'all' | 'writes' | 'off'; coldDir: string; blockSize: number; readSize: number; gcIntervalMs: number; inFlightTtlSeconds: number; gcGraceMs: number };
   /** The usage delta publisher (USAGE_*); `sourceHost` is this host's name (the pod name). */
   usage: UsageConfig;
   /** Server-side encryption: master keys, SSE-C over HTTP (S3_SSE_*). */
@@ -211,6 +216,7 @@ export function loadGatewayConfig(env: Record<string, string | undefined> = proc
     blocks: {
       store: parsed.BLOCK_STORE,
       dir: parsed.BLOCK_STORE_DIR,
+      fsDirectIo: parsed.BLOCK_FS_DIRECT_IO,
       coldDir: parsed.BLOCK_COLD_DIR,
       blockSize: parsed.BLOCK_SIZE_BYTES,
       readSize: parsed.BLOCK_READ_SIZE_BYTES,

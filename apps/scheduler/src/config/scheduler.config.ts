@@ -29,6 +29,11 @@ const schema = baseEnvSchema
     /** The block store: the same as the gateway's (the scheduler releases and copies its blocks). */
     BLOCK_STORE: z.enum(['fs', 'cassandra']).default('fs'),
     BLOCK_STORE_DIR: envVar.string('.stack/blocks'),
+    /**
+     * The 'fs' store's use of O_DIRECT: 'writes' (block writes bypass the page cache), 'all' (reads
+     * too), or 'off'. A filesystem without O_DIRECT falls back to buffered I/O by itself.
+     */
+    BLOCK_FS_DIRECT_IO: z.enum(['writes', 'all', 'off']).default('writes'),
     BLOCK_SIZE_BYTES: envVar.int(8 * 1024 * 1024, 64 * 1024, 64 * 1024 * 1024),
     BLOCK_COLD_DIR: envVar.string('.stack/blocks-cold'),
     BLOCK_IN_FLIGHT_TTL_SECONDS: envVar.int(3600, 1, 7 * 86400),
@@ -69,6 +74,7 @@ export interface SchedulerConfig extends BaseConfig {
   blocks: {
     store: 'fs' | 'cassandra';
     dir: string;
+    fsDirectIo: 'all' | 'writes' | 'off';
     coldDir: string;
     blockSize: number;
     inFlightTtlSeconds: number;
@@ -106,6 +112,7 @@ export function loadSchedulerConfig(env: Record<string, string | undefined> = pr
     blocks: {
       store: parsed.BLOCK_STORE,
       dir: parsed.BLOCK_STORE_DIR,
+      fsDirectIo: parsed.BLOCK_FS_DIRECT_IO,
       coldDir: parsed.BLOCK_COLD_DIR,
       blockSize: parsed.BLOCK_SIZE_BYTES,
       inFlightTtlSeconds: parsed.BLOCK_IN_FLIGHT_TTL_SECONDS,

@@ -23,7 +23,7 @@ import { CassandraBlockManager } from './cassandra-block-manager';
 import { BlockStateRepository } from './state/block-state.repository';
 import { CassandraBlockStore } from './stores/cassandra-block-store';
 import { CompressedBlockStore, CompressionAlgorithm } from './stores/compressed-block-store';
-import { LocalFsBlockStore } from './stores/local-fs-block-store';
+import { DirectIoMode, LocalFsBlockStore } from './stores/local-fs-block-store';
 
 /** Configuration of the block storage of one app (validated by the app's config, passed in). */
 export interface BlockStorageOptions extends BlockLifecycleOptions {
@@ -31,6 +31,8 @@ export interface BlockStorageOptions extends BlockLifecycleOptions {
   store: 'fs' | 'cassandra';
   /** Root directory of the 'fs' store (required for it). */
   fsRoot?: string;
+  /** The 'fs' store's use of O_DIRECT (see LocalFsBlockStoreOptions.directIo; default 'writes'). */
+  fsDirectIo?: DirectIoMode;
   /** Tier name of the hot store (default 'standard'). */
   tier?: string;
   /** Chunk size of the 'cassandra' store (default 512 KiB). */
@@ -54,7 +56,7 @@ export function createBlockStores(options: BlockStorageOptions, cassandra: Cassa
   const stores: BlockStore[] = [];
   if (options.store === 'fs') {
     if (!options.fsRoot) throw new Error('block storage: store "fs" needs fsRoot');
-    stores.push(new LocalFsBlockStore({ tier, root: options.fsRoot }));
+    stores.push(new LocalFsBlockStore({ tier, root: options.fsRoot, directIo: options.fsDirectIo }));
   } else {
     stores.push(new CassandraBlockStore(cassandra, { tier, chunkSize: options.chunkSize }));
   }

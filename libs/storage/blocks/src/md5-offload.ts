@@ -1,5 +1,6 @@
 import { createHash, Hash } from 'crypto';
 import { Worker } from 'worker_threads';
+import { allocateAligned } from './aligned-memory';
 
 /**
  * MD5 of large bodies off the event loop.
@@ -159,7 +160,8 @@ export class Md5Session {
 /**
  * Reusable block-sized buffers in shared memory. Reuse spares the allocation and garbage
  * collection of a fresh multi-MiB buffer per block; shared memory lets Md5Session hash them in
- * the worker without a copy.
+ * the worker without a copy; page-aligned memory (see aligned-memory.ts) lets a block store write
+ * them with O_DIRECT.
  *
  * Bounded: at most `maxShared` shared buffers exist at once (all of them kept for reuse once
  * released). Shared memory must not be churned: V8 does not count a SharedArrayBuffer towards the
@@ -170,6 +172,7 @@ export class Md5Session {
  */
 export class BlockBufferPool {
   private readonly idle: Buffer[] = [];
+  private readonly owned = new WeakSet<ArrayBufferLike>();
   private live = 0;
   private readonly collected = new FinalizationRegistry<void>(() => {
     this.live--;
@@ -189,16 +192,18 @@ export class BlockBufferPool {
     const reused = this.idle.pop();
     if (reused) return reused;
     if (this.live >= this.maxShared) return Buffer.allocUnsafeSlow(this.blockSize);
-    const sab = new SharedArrayBuffer(this.blockSize);
+    const buf =
+      allocateAligned(this.blockSize, { shared: true }) ?? Buffer.from(new SharedArrayBuffer(this.blockSize));
     this.live++;
-    this.collected.register(sab, undefined, sab);
-    return Buffer.from(sab);
+    this.owned.add(buf.buffer);
+    this.collected.register(buf.buffer, undefined, buf.buffer);
+    return buf;
   }
 
   /** Gives a buffer back (also a view of its first bytes: the last block of a body); others are ignored. */
   release(buf: Buffer): void {
-    if (!isShared(buf) || buf.byteOffset !== 0 || buf.buffer.byteLength !== this.blockSize) return;
-    const sab = buf.buffer as SharedArrayBuffer;
+    if (!this.owned.has(buf.buffer) || buf.byteOffset !== 0) return;
+    const sab = buf.buffer;
     if (this.idle.some((b) => b.buffer === sab)) return;
     this.idle.push(Buffer.from(sab, 0, this.blockSize));
   }

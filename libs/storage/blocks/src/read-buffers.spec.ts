@@ -1,4 +1,5 @@
 import { Readable } from 'stream';
+import { isAligned } from './aligned-memory';
 import { idleBuffersFor, lendChunks, ReadBufferPool, recyclerOf } from './read-buffers';
 
 describe(idleBuffersFor.name, () => {
@@ -12,6 +13,19 @@ describe(idleBuffersFor.name, () => {
 });
 
 describe(ReadBufferPool.name, () => {
+  it('makes at most maxIdle aligned buffers (for O_DIRECT reads), and keeps them before ordinary ones', () => {
+    const pool = new ReadBufferPool(4096, 2);
+    const [a, b, c] = [pool.acquire(4096), pool.acquire(4096), pool.acquire(4096)];
+    expect([a, b, c].map(isAligned)).toEqual([true, true, false]);
+    pool.release(c);
+    pool.release(a);
+    pool.release(b); // full: takes the ordinary one's place
+    expect(pool.idleCount).toBe(2);
+    const again = [pool.acquire(4096), pool.acquire(4096)];
+    expect(again.every(isAligned)).toBe(true);
+    expect(new Set(again.map((x) => x.buffer))).toEqual(new Set([a.buffer, b.buffer]));
+  });
+
   it('hands out views of its buffers and reuses what comes back, views included', () => {
     const pool = new ReadBufferPool(8);
     const a = pool.acquire(8);

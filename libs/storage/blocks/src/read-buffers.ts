@@ -1,4 +1,5 @@
 import type { Readable } from 'stream';
+import { allocateAligned, isAligned } from './aligned-memory';
 
 /**
  * Reusable buffers for the chunks `openRead` yields. A large GET used to allocate a fresh buffer
@@ -9,6 +10,11 @@ import type { Readable } from 'stream';
  * Only buffers this pool handed out are taken back, each once; at most `maxIdle` wait for reuse
  * (the rest are left to the garbage collector), so the pool holds at most `maxIdle × bufferSize`.
  * A consumer that never gives chunks back costs what an allocation per read cost before.
+ *
+ * Up to `maxIdle` of the buffers are page-aligned memory, so a block store can read into them
+ * with O_DIRECT; no more, so that every one of them finds a place among the idle ones when it
+ * comes back (aligned memory is costly to make and must not be churned). Beyond that, and for
+ * one that was never given back until it is collected, ordinary buffers.
  */
 /**
  * How many idle buffers of `bufferSize` a pool keeps: 16, fewer above 2 MiB so that idle ones hold
@@ -23,6 +29,10 @@ export class ReadBufferPool {
   private readonly idle: Buffer[] = [];
   private readonly idleSet = new Set<ArrayBufferLike>();
   private readonly lent = new WeakSet<ArrayBufferLike>();
+  private aligned = 0;
+  private readonly collected = new FinalizationRegistry<void>(() => {
+    this.aligned--;
+  });
 
   constructor(
     readonly bufferSize: number,
@@ -40,16 +50,35 @@ export class ReadBufferPool {
     let buf = this.idle.pop();
     if (buf) this.idleSet.delete(buf.buffer);
     else {
-      buf = Buffer.allocUnsafeSlow(this.bufferSize);
+      buf = this.allocate();
       this.lent.add(buf.buffer);
     }
     return length === this.bufferSize ? buf : buf.subarray(0, length);
   }
 
+  private allocate(): Buffer {
+    if (this.aligned < this.maxIdle) {
+      const buf = allocateAligned(this.bufferSize);
+      if (buf) {
+        this.aligned++;
+        this.collected.register(buf.buffer, undefined);
+        return buf;
+      }
+    }
+    return Buffer.allocUnsafeSlow(this.bufferSize);
+  }
+
   /** Takes back a chunk `acquire` handed out (any view of it); others and repeats are ignored. */
   release(chunk: Buffer): void {
     const ab = chunk.buffer;
-    if (!this.lent.has(ab) || this.idleSet.has(ab) || this.idle.length >= this.maxIdle) return;
+    if (!this.lent.has(ab) || this.idleSet.has(ab)) return;
+    if (this.idle.length >= this.maxIdle) {
+      // Full: an aligned buffer takes the place of an ordinary one, never the other way round.
+      const ordinary = isAligned(chunk) ? this.idle.findIndex((b) => !isAligned(b)) : -1;
+      if (ordinary < 0) return;
+      this.idleSet.delete(this.idle[ordinary].buffer);
+      this.idle.splice(ordinary, 1);
+    }
     this.idleSet.add(ab);
     this.idle.push(Buffer.from(ab, 0, this.bufferSize));
   }
