@@ -30,7 +30,6 @@ export interface LocalFsBlockStoreOptions {
 /** See LocalFsBlockStoreOptions.directIo. */
 export type DirectIoMode = 'all' | 'writes' | 'off';
 
-
 /** What O_DIRECT means on this platform (0 where Node does not define it: no direct I/O). */
 const O_DIRECT: number = (constants as { O_DIRECT?: number }).O_DIRECT ?? 0;
 
@@ -199,12 +198,7 @@ export class LocalFsBlockStore implements BlockStore {
       const to = Math.min(endExclusive ?? size, size);
       if (to <= from) return Buffer.alloc(0);
       const out = Buffer.allocUnsafe(to - from);
-      let got = 0;
-      while (got < out.length) {
-        const { bytesRead } = await handle.read(out, got, out.length - got, from + got);
-        if (bytesRead === 0) break;
-        got += bytesRead;
-      }
+      const got = await readFully(handle, out, out.length, from);
       return got === out.length ? out : out.subarray(0, got);
     } finally {
       await handle.close();
