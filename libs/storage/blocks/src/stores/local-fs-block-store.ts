@@ -35,27 +35,23 @@ const O_DIRECT: number = (constants as { O_DIRECT?: number }).O_DIRECT ?? 0;
 
 const isErrno = (e: unknown, code: string): boolean => (e as NodeJS.ErrnoException)?.code === code;
 
-/** Reads up to `length` bytes into `buf` from `position`: fewer only at the end of the file. */
-async function readFully(handle: fs.FileHandle, buf: Buffer, length: number, position: number): Promise<number> {
-  let got = 0;
-  while (got < length) {
-    const { bytesRead } = await handle.read(buf, got, length - got, position + got);
-    if (bytesRead === 0) break;
-    got += bytesRead;
-  }
-  return got;
-}
-
 /**
- * `readFully` on an O_DIRECT descriptor (`buf`, `length` and `position` aligned): a read that
- * stops off the alignment has reached the end of the file, and asking again there would be refused.
+ * Reads up to `length` bytes into `buf` from `position`: fewer only at the end of the file. On an
+ * O_DIRECT descriptor (`direct`; buffer, length and position aligned) a read that stops off the
+ * alignment has reached the end, and asking again there would be refused.
  */
-async function readDirectly(handle: fs.FileHandle, buf: Buffer, length: number, position: number): Promise<number> {
+async function readFully(
+  handle: fs.FileHandle,
+  buf: Buffer,
+  length: number,
+  position: number,
+  direct = false,
+): Promise<number> {
   let got = 0;
   while (got < length) {
     const { bytesRead } = await handle.read(buf, got, length - got, position + got);
     got += bytesRead;
-    if (bytesRead === 0 || bytesRead % DIRECT_IO_ALIGNMENT !== 0) break;
+    if (bytesRead === 0 || (direct && bytesRead % DIRECT_IO_ALIGNMENT !== 0)) break;
   }
   return got;
 }
@@ -234,7 +230,7 @@ export class LocalFsBlockStore implements BlockStore {
         }
       }
       try {
-        return await readDirectly(direct, target, length, position);
+        return await readFully(direct, target, length, position, true);
       } catch (e) {
         if (!isErrno(e, 'EINVAL')) throw e;
         this.direct = false; // opened, but the device's alignment is not ours
