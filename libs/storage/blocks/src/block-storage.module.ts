@@ -50,13 +50,31 @@ export interface BlockStorageOptions extends BlockLifecycleOptions {
 export const BLOCK_STORAGE_OPTIONS = Symbol('BLOCK_STORAGE_OPTIONS');
 const BLOCK_LIFECYCLE_SETTINGS = Symbol('BLOCK_LIFECYCLE_SETTINGS');
 
-/** Builds the stores of the options: the hot tier first (the default for new bodies), then the cold one. */
-export function createBlockStores(options: BlockStorageOptions, cassandra: CassandraClient): BlockStores {
+/**
+ * Builds the stores of the options: the hot tier first (the default for new bodies), then the cold
+ * one. `logger`: where an 'fs' store says that its filesystem refused O_DIRECT.
+ */
+export function createBlockStores(
+  options: BlockStorageOptions,
+  cassandra: CassandraClient,
+  logger?: JsonLogger,
+): BlockStores {
+  const onDirectIoRefused = (root: string) => (reason: string) =>
+    logger
+      ?.forContext(LocalFsBlockStore.name)
+      .warn('the filesystem refused O_DIRECT: block I/O goes through the page cache from now on', { root, reason });
   const tier = options.tier ?? 'standard';
   const stores: BlockStore[] = [];
   if (options.store === 'fs') {
     if (!options.fsRoot) throw new Error('block storage: store "fs" needs fsRoot');
-    stores.push(new LocalFsBlockStore({ tier, root: options.fsRoot, directIo: options.fsDirectIo }));
+    stores.push(
+      new LocalFsBlockStore({
+        tier,
+        root: options.fsRoot,
+        directIo: options.fsDirectIo,
+        onDirectIoRefused: onDirectIoRefused(options.fsRoot),
+      }),
+    );
   } else {
     stores.push(new CassandraBlockStore(cassandra, { tier, chunkSize: options.chunkSize }));
   }
@@ -133,8 +151,8 @@ export class BlockStorageModule {
       { provide: BLOCK_LIFECYCLE_SETTINGS, useFactory: () => resolveBlockLifecycle(options) },
       {
         provide: BlockStores,
-        useFactory: (c: CassandraClient) => createBlockStores(options, c),
-        inject: [CassandraClient],
+        useFactory: (c: CassandraClient, l: JsonLogger) => createBlockStores(options, c, l),
+        inject: [CassandraClient, JsonLogger],
       },
       {
         provide: BlockStateRepository,

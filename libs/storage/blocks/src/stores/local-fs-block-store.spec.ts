@@ -174,6 +174,8 @@ describe(LocalFsBlockStore.name, () => {
             : real(file, flags, mode),
         );
       try {
+        const refusals: string[] = [];
+        const sut = new LocalFsBlockStore({ tier: 'standard', root, onDirectIoRefused: (r) => refusals.push(r) });
         const data = allocateAligned(3 * 4096 + 5)!.fill(9);
         const id = newBlockId();
         await sut.write(id, data);
@@ -182,6 +184,7 @@ describe(LocalFsBlockStore.name, () => {
         open.mockClear();
         await sut.write(newBlockId(), data);
         expect(open.mock.calls.map((c) => c[1] as string | number).some(isDirect)).toBe(false);
+        expect(refusals).toEqual(['EINVAL: invalid argument, open']); // said once, not per write
       } finally {
         open.mockRestore();
       }

@@ -25,6 +25,8 @@ export interface LocalFsBlockStoreOptions {
    * always go through the page cache.
    */
   directIo?: DirectIoMode;
+  /** Told once, with the refusal's message, when the filesystem refuses O_DIRECT (for the app's log). */
+  onDirectIoRefused?: (reason: string) => void;
 }
 
 /** See LocalFsBlockStoreOptions.directIo. */
@@ -84,6 +86,7 @@ export class LocalFsBlockStore implements BlockStore {
   private readonly fsync: boolean;
   private direct: boolean;
   private readonly directReads: boolean;
+  private readonly onDirectIoRefused?: (reason: string) => void;
   private readonly knownDirs = new Set<string>();
   private readonly scratch = new AlignedPages();
 
@@ -94,6 +97,14 @@ export class LocalFsBlockStore implements BlockStore {
     const mode = options.directIo ?? 'writes';
     this.direct = mode !== 'off' && O_DIRECT !== 0;
     this.directReads = mode === 'all';
+    this.onDirectIoRefused = options.onDirectIoRefused;
+  }
+
+  /** Turns O_DIRECT off for good after a refusal, and says so once. */
+  private refuseDirect(e: unknown): void {
+    if (!this.direct) return;
+    this.direct = false;
+    this.onDirectIoRefused?.((e as Error).message);
   }
 
   /** Whether aligned blocks are written with O_DIRECT (false once the filesystem refused it). */
@@ -158,7 +169,7 @@ export class LocalFsBlockStore implements BlockStore {
       handle = await fs.open(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | O_DIRECT, 0o640);
     } catch (e) {
       if (!isErrno(e, 'EINVAL')) throw e;
-      this.direct = false; // this filesystem has no O_DIRECT
+      this.refuseDirect(e); // this filesystem has no O_DIRECT
       return false;
     }
     const page = tail ? this.scratch.acquire() : undefined;
@@ -175,7 +186,7 @@ export class LocalFsBlockStore implements BlockStore {
       } catch (e) {
         // Opened, but the device's alignment is not ours: buffered from now on, this block included.
         if (!isErrno(e, 'EINVAL')) throw e;
-        this.direct = false;
+        this.refuseDirect(e);
         return false;
       }
       if (this.fsync) await handle.sync();
@@ -225,7 +236,7 @@ export class LocalFsBlockStore implements BlockStore {
           direct = await fs.open(this.pathOf(blockId), constants.O_RDONLY | O_DIRECT);
         } catch (e) {
           if (!isErrno(e, 'EINVAL')) throw e;
-          this.direct = false;
+          this.refuseDirect(e);
           return -1;
         }
       }
@@ -233,7 +244,7 @@ export class LocalFsBlockStore implements BlockStore {
         return await readFully(direct, target, length, position, true);
       } catch (e) {
         if (!isErrno(e, 'EINVAL')) throw e;
-        this.direct = false; // opened, but the device's alignment is not ours
+        this.refuseDirect(e); // opened, but the device's alignment is not ours
         return -1;
       }
     };
