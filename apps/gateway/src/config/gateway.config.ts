@@ -4,7 +4,7 @@ import { USAGE_DELTA_MODES, UsageConfig, usageConfigOf } from '@ostore/queue/dat
 import { BaseConfig, baseEnvSchema, toBaseConfig } from '@ostore/shared/runtime';
 import { ACCESS_KEY_ID_PATTERN, MAX_ACCESS_KEY_ID_LENGTH, MAX_USER_ID_LENGTH, USER_ID_PATTERN } from '@ostore/s3/core';
 import { SSE_ENV, SseConfig, sseConfigOf } from './sse.config';
-import { DEFAULT_READ_SIZE } from '@ostore/storage/blocks';
+import { DEFAULT_READ_SIZE, type DirectIoMode } from '@ostore/storage/blocks';
 
 /** Words that mark a token copied from an example rather than generated (e.g. `REPLACE-ME-with-a-long-random-token`). */
 const PLACEHOLDER_WORDS = ['replace', 'changeme', 'change-me', 'change_me', 'placeholder', 'example', 'your-token', 'yourtoken', 'dummy', 'insecure', 'password', 'secret'];
@@ -167,7 +167,7 @@ export interface GatewayConfig extends BaseConfig {
   };
   /** The admin API: its token (none: the API is off) and its own listener (no port: the management port). */
   admin: { token?: string; host: string; port: number; statsUrl?: string };
-  blocks: { store: 'fs' | 'cassandra'; dir: string; fsDirectIo: 'all' | 'writes' | 'off'; coldDir: string; blockSize: number; readSize: number; gcIntervalMs: number; inFlightTtlSeconds: number; gcGraceMs: number };
+  blocks: { store: 'fs' | 'cassandra'; dir: string; fsDirectIo: DirectIoMode; coldDir: string; blockSize: number; readSize: number; gcIntervalMs: number; inFlightTtlSeconds: number; gcGraceMs: number };
   /** The usage delta publisher (USAGE_*); `sourceHost` is this host's name (the pod name). */
   usage: UsageConfig;
   /** Server-side encryption: master keys, SSE-C over HTTP (S3_SSE_*). */

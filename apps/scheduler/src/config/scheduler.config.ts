@@ -1,6 +1,7 @@
 import { envVar, parseEnv, z } from '@ostore/shared/config';
 import { QUEUE_BACKENDS, QueueBackend, USAGE_DELTA_MODES, UsageConfig, usageConfigOf } from '@ostore/queue/data-access';
 import { BaseConfig, baseEnvSchema, toBaseConfig } from '@ostore/shared/runtime';
+import type { DirectIoMode } from '@ostore/storage/blocks';
 import { FOLDER_CLEANUP_ENV, FolderCleanupConfig, toFolderCleanupConfig } from './folder-cleanup.config';
 
 const schema = baseEnvSchema
@@ -74,7 +75,7 @@ export interface SchedulerConfig extends BaseConfig {
   blocks: {
     store: 'fs' | 'cassandra';
     dir: string;
-    fsDirectIo: 'all' | 'writes' | 'off';
+    fsDirectIo: DirectIoMode;
     coldDir: string;
     blockSize: number;
     inFlightTtlSeconds: number;

@@ -30,14 +30,14 @@ const alignedBackings = new WeakSet<ArrayBufferLike>();
 
 /**
  * A buffer of `size` bytes starting on a page boundary, with its backing memory rounded up to
- * whole 64 KiB pages (`capacityOf`). `shared`: the memory is a SharedArrayBuffer (a worker thread
+ * whole 64 KiB pages. `shared`: the memory is a SharedArrayBuffer (a worker thread
  * can read it without a copy). Undefined where WebAssembly memory cannot be had (`--jitless`, an
  * address-space limit): the caller falls back to ordinary memory.
  */
 export function allocateAligned(size: number, options: { shared?: boolean } = {}): Buffer | undefined {
   if (!Number.isSafeInteger(size) || size <= 0) throw new RangeError(`invalid aligned buffer size ${size}`);
-  const pages = Math.ceil(size / WASM_PAGE);
   if (!wasm) return undefined;
+  const pages = Math.ceil(size / WASM_PAGE);
   let backing: ArrayBuffer | SharedArrayBuffer;
   try {
     // Read once: the same (Shared)ArrayBuffer object stays registered for the memory's lifetime.

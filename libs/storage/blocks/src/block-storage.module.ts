@@ -57,11 +57,11 @@ const BLOCK_LIFECYCLE_SETTINGS = Symbol('BLOCK_LIFECYCLE_SETTINGS');
 export function createBlockStores(
   options: BlockStorageOptions,
   cassandra: CassandraClient,
-  logger?: JsonLogger,
+  logger: JsonLogger,
 ): BlockStores {
   const onDirectIoRefused = (root: string) => (reason: string) =>
     logger
-      ?.forContext(LocalFsBlockStore.name)
+      .forContext(LocalFsBlockStore.name)
       .warn('the filesystem refused O_DIRECT: block I/O goes through the page cache from now on', { root, reason });
   const tier = options.tier ?? 'standard';
   const stores: BlockStore[] = [];

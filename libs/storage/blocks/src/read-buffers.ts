@@ -2,6 +2,15 @@ import type { Readable } from 'stream';
 import { allocateAligned, isAligned } from './aligned-memory';
 
 /**
+ * How many idle buffers of `bufferSize` a pool keeps: 16, fewer above 2 MiB so that idle ones hold
+ * at most 32 MiB, and never fewer than 4 (a few large GETs in flight keep cycling without new
+ * allocations).
+ */
+export function idleBuffersFor(bufferSize: number): number {
+  return Math.max(4, Math.min(16, Math.floor((32 * 1024 * 1024) / bufferSize)));
+}
+
+/**
  * Reusable buffers for the chunks `openRead` yields. A large GET used to allocate a fresh buffer
  * per read (64 × 1 MiB for a 64 MiB object); the external memory churn kept V8's garbage collector
  * busy. A consumer that is done with a chunk (the socket wrote it) gives it back through
@@ -16,15 +25,6 @@ import { allocateAligned, isAligned } from './aligned-memory';
  * comes back (aligned memory is costly to make and must not be churned). Beyond that, and for
  * one that was never given back until it is collected, ordinary buffers.
  */
-/**
- * How many idle buffers of `bufferSize` a pool keeps: 16, fewer above 2 MiB so that idle ones hold
- * at most 32 MiB, and never fewer than 4 (a few large GETs in flight keep cycling without new
- * allocations).
- */
-export function idleBuffersFor(bufferSize: number): number {
-  return Math.max(4, Math.min(16, Math.floor((32 * 1024 * 1024) / bufferSize)));
-}
-
 export class ReadBufferPool {
   private readonly idle: Buffer[] = [];
   private readonly idleSet = new Set<ArrayBufferLike>();
