@@ -1,6 +1,6 @@
 /**
  * `npm run bench -- vs-minio [--rounds 3] [--phase-duration 10s] [--list-objects 100000]
- * [--only put4k,get4k,...] [--label L] [--warmup 30s] [--delete-requests 3] [gateway options]`: OStore's gateway (on the local stack) and a
+ * [--only put4k,get4k,...] [--label L] [--warmup 30s] [--delete-requests 5] [gateway options]`: OStore's gateway (on the local stack) and a
  * single-node MinIO on the same machine, driven by the same clients, phase by phase in alternating
  * order (OStore first in odd rounds, MinIO first in even ones), with CPU per operation split by
  * process. After each OStore phase the bench waits (`--settle S`, default 120 s, 0: off) until
@@ -161,6 +161,7 @@ async function runPhase(bench: Bench, warp: string, peer: Peer, cpu: CpuTimeline
       const bucket = `vs-${bench.bucketTag}-${peer.name.toLowerCase()}-del-${round}`;
       await ensureBucket(peer.client, bucket);
       const keys = await putMany(peer.client, bucket, 'dir/k', 1000 * o.deleteRequests, 0, 32);
+      await quietAfterSetup(cpu, peer, o.settleSec);
       return sdkPhase(cpu, async () => {
         const t0 = performance.now();
         const r = await deleteBatches(peer.client, bucket, keys, 1000);
@@ -194,6 +195,32 @@ async function settleCassandra(maxSec: number): Promise<{ settled: boolean; seco
   }
 }
 
+/** Most CPU (in cores, the peer's processes together) at which a peer counts as quiet. */
+const QUIET_CORES = 0.15;
+/** Longest wait for a peer to go quiet before a measured window (the wait is logged either way). */
+const QUIET_MAX_MS = 30_000;
+
+/**
+ * Before a phase that measures right after its own unmeasured set-up (DeleteObjects puts the keys
+ * it then deletes): waits until Cassandra's compactions of that set-up have settled (OStore peers,
+ * as after every phase) and the peer's processes have been quiet for a second, so that neither the
+ * set-up's flushes and compactions nor the gateway's follow-ups of its writes are counted as the
+ * phase's work. A peer that stays busy is measured anyway after QUIET_MAX_MS.
+ */
+async function quietAfterSetup(cpu: CpuTimeline, peer: Peer, settleSec: number): Promise<void> {
+  const started = Date.now();
+  if (peer.name !== 'MinIO' && settleSec > 0) await settleCassandra(settleSec);
+  let cores = NaN;
+  for (;;) {
+    await new Promise((r) => setTimeout(r, 1000));
+    const now = Date.now();
+    const used = asPeer(peer, { cpuSec: cpu.between(now - 1000, now) }).cpuSec;
+    cores = Object.keys(peer.pids).reduce((sum, name) => sum + (used[name] ?? 0), 0);
+    if (cores <= QUIET_CORES || now - started >= QUIET_MAX_MS) break;
+  }
+  log(`${peer.name}: ${cores <= QUIET_CORES ? 'quiet' : 'still busy'} (${cores.toFixed(2)} cores) ${((Date.now() - started) / 1000).toFixed(0)} s after the set-up`);
+}
+
 function listBucket(bench: Bench, peer: Peer): string {
   return `vs-${bench.bucketTag}-${peer.name.toLowerCase()}-list`;
 }
@@ -220,7 +247,7 @@ export async function main(argvIn: string[]): Promise<number> {
     settleSec: Number(takeOption(argv, '--settle') ?? 120),
     // no --warmup: none (parseDuration takes positive durations only)
     warmupMs: warmup === undefined ? 0 : parseDuration(warmup),
-    deleteRequests: Number(takeOption(argv, '--delete-requests') ?? 3),
+    deleteRequests: Number(takeOption(argv, '--delete-requests') ?? 5),
     abGatewayEnv: takeAbEnv(argv),
     abGatewayRoot: takeOption(argv, '--ab-gateway-root'),
   };
