@@ -57,6 +57,18 @@ describe('receiving a request body', () => {
     expect(b.digests.md5.toString('hex')).toBe(md5(large));
   });
 
+  it('keeps an empty body as an empty inline body (stored in its row), but not an encrypted one', async () => {
+    const mem = memoryBlocks();
+    const plain = await receiveBody(mem.manager, Readable.from([]), [], undefined, 4096);
+    expect(plain.inline).toEqual(Buffer.alloc(0));
+    expect(plain.stored).toEqual({ blocks: [], size: 0 });
+    expect(plain.digests.md5.toString('hex')).toBe(md5(Buffer.alloc(0)));
+    const sealed = await receiveBody(mem.manager, Readable.from([]), [], undefined, 4096, Buffer.alloc(32, 1));
+    expect(sealed.inline).toBeUndefined();
+    expect(sealed.stored.size).toBe(0);
+    expect(mem.stored).toHaveLength(0);
+  });
+
   it('fails, and stores nothing, when the client goes away mid-body', async () => {
     for (const inlineMax of [0, 1 << 20]) {
       const mem = memoryBlocks();

@@ -86,7 +86,12 @@ function withStoredMd5(digests: BodyDigests, stored: StoredBody): BodyDigests {
 export interface ReceivedBody {
   stored: StoredBody;
   digests: BodyDigests;
-  /** The whole body when it has 1..inlineMaxBytes bytes; then `stored.blocks` is empty. */
+  /**
+   * The whole body when it has at most inlineMaxBytes bytes; then `stored.blocks` is empty. An
+   * empty body is an empty buffer (unless encrypted: then absent), so that an empty object, a
+   * folder marker `dir/` say, is stored like any small one: in its row, without a manifest to
+   * write on PUT, read on GET or delete on removal.
+   */
   inline?: Buffer;
 }
 
@@ -132,7 +137,7 @@ export async function receiveBody(
     return {
       stored: { blocks: [], size: length },
       digests,
-      ...(length > 0 ? { inline: dataKey ? sealBuffer(dataKey, Buffer.concat(head, length)) : Buffer.concat(head, length) } : {}),
+      ...(length > 0 ? { inline: dataKey ? sealBuffer(dataKey, Buffer.concat(head, length)) : Buffer.concat(head, length) } : dataKey ? {} : { inline: Buffer.alloc(0) }),
     };
   }
   async function* replay(): AsyncGenerator<Buffer> {

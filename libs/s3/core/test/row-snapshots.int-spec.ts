@@ -143,6 +143,24 @@ describe('metadata snapshots in version rows, against a real Cassandra', () => {
       expect((await h.ms.versions.readMeta((await h.core.objects.head('snaps', 'row-only/tagged')).manifestId!))?.tags).toEqual({ t: '1' });
     });
 
+    it('an empty object (a folder marker) is stored in its row too: PUT writes no version_meta, GET reads nothing more', async () => {
+      const { result: put1, cql } = await queriesOf(() => plain('row-only/folder/', Buffer.alloc(0)));
+      expect(cql.filter((q) => /version_meta|version_blocks/.test(q))).toEqual([]);
+      const head1 = await queriesOf(() => h.core.objects.head('snaps', 'row-only/folder/'));
+      expect(head1.cql).toHaveLength(1);
+      expect(head1.result).toMatchObject({ versionId: put1.versionId, size: 0, etag: '"d41d8cd98f00b204e9800998ecf8427e"' });
+      expect(head1.result.meta).toMatchObject({ contentType: 'text/x-plain', userMeta: { colour: 'red' } });
+      const read = await queriesOf(async () => drain(await h.core.objects.openBody(head1.result)));
+      expect(read.cql).toEqual([]);
+      expect(read.result).toHaveLength(0);
+      expect(await h.ms.versions.readMeta(head1.result.manifestId!)).toBeUndefined();
+      // a copy of it is one too
+      await h.core.objects.copy({ bucket: 'snaps', key: 'row-only/folder-copy/', owner: alice, source: { bucket: 'snaps', key: 'row-only/folder/' }, metadataDirective: 'COPY', meta: { userMeta: {} } });
+      const copied = await h.core.objects.head('snaps', 'row-only/folder-copy/');
+      expect(copied.size).toBe(0);
+      expect(await drain(await h.core.objects.openBody(copied))).toHaveLength(0);
+    });
+
     it('a tag or ACL change writes version_meta from the row first: nothing of the metadata is lost', async () => {
       const put1 = await plain('row-only/b', pattern(2000, 5));
       const vid = (await h.core.objects.head('snaps', 'row-only/b')).manifestId!;
