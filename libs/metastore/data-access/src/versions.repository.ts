@@ -393,6 +393,17 @@ export class VersionsRepository {
   }
 
   /**
+   * Which of `vids` have a `version_meta` row: one read of many partitions (callers keep `vids` to
+   * one chunk of a request, a few hundred at most). Most small versions have none (the S3 core's
+   * rowOnlyMeta), and an absent partition costs a read no more than its bloom filters.
+   */
+  async metaRowsOf(vids: readonly string[]): Promise<Set<string>> {
+    if (vids.length === 0) return new Set();
+    const rs = await this.client.execute(`SELECT vid FROM version_meta WHERE vid IN ?`, [[...vids]]);
+    return new Set(rs.rows.map((r) => str(r['vid'])));
+  }
+
+  /**
    * Drops a manifest whose version row is gone (or never became visible). `blocks: false` leaves
    * `version_blocks` alone: for a version known to have none (its body was in its row), where a
    * delete would only write a partition tombstone.

@@ -23,7 +23,7 @@ export interface PartitionDeleteStore {
   checkIndex(row: VersionRow): Promise<void>;
   readonly indexRechecks: { readonly sendBoundMicros: number };
   removeVersion(bucket: BucketKey, loc: VersionLocator | NullRowRef, isNull: boolean): Promise<unknown>;
-  afterRemoval(bucket: BucketKey, loc: VersionLocator, row: { size: number; isDeleteMarker: boolean; isGhost: boolean; inlineBody?: boolean }): Promise<void>;
+  afterRemoval(bucket: BucketKey, loc: VersionLocator, row: { size: number; isDeleteMarker: boolean; isGhost: boolean; inlineBody?: boolean; noMetaRow?: boolean }): Promise<void>;
 }
 
 /**
@@ -38,8 +38,11 @@ export interface PartitionDeleteStore {
  *   - null convergence: ONE `null_versions` read of the keys AFTER that mutation landed (the
  *     same "read after your own landing" rule as per key, so a racing null writer is still seen by
  *     one of the two), then every key whose single stale row has a summary loses it in ONE more
- *     batch; its manifest and usage event (same event id) follow per key. A key with several
- *     stale rows, or a row without a summary, goes through removeVersion as before.
+ *     batch; its manifest and usage event (same event id) follow per key. Of the removed versions
+ *     whose body was in their row, ONE read after that batch landed (`vid IN`) finds which have a
+ *     `version_meta` row at all (most small ones have none: rowOnlyMeta), and only those get its
+ *     delete, instead of a tombstone per key. A key with several stale rows, or a row without a
+ *     summary, goes through removeVersion as before.
  * Never a batch across partitions. A failed read or mutation fails the keys of its chunk only.
  */
 export class PartitionDeletes {
@@ -148,9 +151,14 @@ export class PartitionDeletes {
       if (single.length === 0) return;
       const now = this.store.nowMicros();
       await this.ms.applyPartitionMutation(single.flatMap((ref) => this.ms.versions.deleteStatements(ref, true, Math.max(now, ref.vts + 1))));
+      // read only now that the rows are gone: a metadata change (updateMeta) that wrote a
+      // `version_meta` row before it could see the removal is seen here
+      const inRow = single.filter((ref) => ref.summary!.bodyInRow && !ref.summary!.isDeleteMarker);
+      const withMeta = await this.ms.versions.metaRowsOf(inRow.map((ref) => ref.vid));
       await limited(single, FOLLOW_UPS_IN_FLIGHT, (ref) => {
         const { summary, ...loc } = ref;
-        return this.store.afterRemoval(bucket, loc, { ...summary!, inlineBody: summary!.bodyInRow });
+        const noMetaRow = summary!.bodyInRow && !withMeta.has(ref.vid);
+        return this.store.afterRemoval(bucket, loc, { ...summary!, inlineBody: summary!.bodyInRow, noMetaRow });
       });
     })();
     const failed = (await Promise.allSettled([perKey, batched])).find((r) => r.status === 'rejected');

@@ -69,6 +69,12 @@ export interface RemovedVersion {
   isGhost: boolean;
   /** The body was in the row (truthy: no blocks), as VersionRow.inlineBody. */
   inlineBody?: Buffer | boolean;
+  /**
+   * Known to have no `version_meta` row, from a read made after the row's removal landed (see
+   * PartitionDeletes): nothing to delete there. A metadata change that wrote one before it could
+   * see the removal is found by that read; one that saw it deletes its own (updateMeta).
+   */
+  noMetaRow?: boolean;
 }
 
 /** Whether an `objects` row showing `indexVid` (undefined: no row) agrees with the newest version row. */
@@ -304,7 +310,7 @@ export class VersionStore extends VersionData {
    */
   async afterRemoval(bucket: BucketKey, loc: VersionLocator, row: RemovedVersion | undefined): Promise<void> {
     if (row?.inlineBody && !row.isDeleteMarker) {
-      await this.ms.versions.deleteManifest(loc.vid, { blocks: false });
+      if (!row.noMetaRow) await this.ms.versions.deleteManifest(loc.vid, { blocks: false });
     } else if (!row || !row.isDeleteMarker) {
       await this.dropManifest(loc.vid);
     }

@@ -1,5 +1,5 @@
 import { splitKey } from '../src';
-import { alice, get, harness, Harness, put, s3code } from './support';
+import { alice, body, get, harness, Harness, put, s3code } from './support';
 
 /**
  * DeleteObjects through ObjectsService.deleteMany (PartitionDeletes): the same outcome per key as
@@ -52,6 +52,47 @@ describe('ObjectsService.deleteMany against a real Cassandra', () => {
     expect(removals(bucketId)).toHaveLength(keys.length);
     await put(h.core, B, keys[0], 'back');
     expect(await get(h.core, B, keys[0])).toBe('back');
+  });
+
+  it('deletes the version_meta rows there are, found by one read after the removal, instead of one delete per key', async () => {
+    const B = 'dm-meta';
+    const bucketId = await bucketOf(B, 'Unversioned');
+    await put(h.core, B, 'm/plain', 'small'); // its row is all of it (rowOnlyMeta)
+    await put(h.core, B, 'm/empty', ''); // so is an empty one's
+    await h.core.objects.put({ bucket: B, key: 'm/tagged', owner: alice, body: body(Buffer.from('t')), meta: { userMeta: {}, tags: { a: '1' } } });
+    await put(h.core, B, 'm/retagged', 'r');
+    await h.core.objects.setTags(B, 'm/retagged', { b: '2' }); // version_meta written from the row
+    await put(h.core, B, 'm/raced', 'x');
+    const names = ['plain', 'empty', 'tagged', 'retagged', 'raced'];
+    const vids = new Map<string, string>();
+    for (const n of names) vids.set(n, (await h.core.objects.head(B, `m/${n}`)).manifestId!);
+    expect(await h.ms.versions.readMeta(vids.get('plain')!)).toBeUndefined();
+    expect(await h.ms.versions.readMeta(vids.get('empty')!)).toBeUndefined();
+    expect(await h.ms.versions.readMeta(vids.get('retagged')!)).toBeDefined();
+    // a metadata change of `raced` that wrote its version_meta row (from the row's snapshot) just
+    // before the removal landed, and looked the row up before that: only the remover can see it
+    const [racedRow] = await h.ms.versions.newest(bucketId, 'm/', 'raced', 1, { body: true });
+    const versions = h.ms.versions;
+    const metaRowsOf = versions.metaRowsOf;
+    const order: string[] = [];
+    versions.metaRowsOf = async (asked) => {
+      order.push(`read after the removal: ${(await versions.nullRows(bucketId, 'm/', 'raced')).every((r) => r.summary?.isGhost)}`);
+      await versions.insertMetaIfAbsent(racedRow.snapshot!);
+      return metaRowsOf.call(versions, asked);
+    };
+    const spy = jest.spyOn(h.client, 'execute');
+    try {
+      const out = await h.core.objects.deleteMany(B, alice, names.map((n) => ({ key: `m/${n}` })));
+      expect(out.every((o) => o.ok)).toBe(true);
+      const deleted = spy.mock.calls.filter((c) => /^DELETE FROM version_meta/.test(String(c[0]))).map((c) => String((c[1] as unknown[])[0]));
+      expect(deleted.sort()).toEqual(['tagged', 'retagged', 'raced'].map((n) => vids.get(n)!).sort());
+    } finally {
+      spy.mockRestore();
+      versions.metaRowsOf = metaRowsOf;
+    }
+    expect(order).toEqual(['read after the removal: true']);
+    for (const n of names) expect(await h.ms.versions.readMeta(vids.get(n)!)).toBeUndefined();
+    expect(removals(bucketId)).toHaveLength(names.length);
   });
 
   it('versioned: a marker per key with its own version id, version ids removed for good, per-key errors', async () => {
