@@ -69,11 +69,7 @@ export interface RemovedVersion {
   isGhost: boolean;
   /** The body was in the row (truthy: no blocks), as VersionRow.inlineBody. */
   inlineBody?: Buffer | boolean;
-  /**
-   * Known to have no `version_meta` row, from a read made after the row's removal landed (see
-   * PartitionDeletes): nothing to delete there. A metadata change that wrote one before it could
-   * see the removal is found by that read; one that saw it deletes its own (updateMeta).
-   */
+  /** No `version_meta` row, as read after the row's removal landed (PartitionDeletes): none to delete. */
   noMetaRow?: boolean;
 }
 
