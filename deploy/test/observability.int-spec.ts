@@ -31,6 +31,7 @@ const EXPECTED_EMPTY: Record<string, string> = {
   'Blocks deleted by reason': 'no block is deleted by this workload',
   'Bytes deleted by tier': 'no block is deleted by this workload',
   'Block status CAS conflicts': 'no concurrent block status change',
+  'fs block stores without O_DIRECT': 'this system keeps blocks in Cassandra (BLOCK_STORE=cassandra): no fs store',
   'Usage deltas dropped by app and reason': 'Kafka is up: nothing is dropped',
   'Usage publish errors/s': 'Kafka is up: no send fails',
   'Candidates rejected / read retries / stale null keys per scanner': 'no bad candidate, no failed read, no failed null convergence',

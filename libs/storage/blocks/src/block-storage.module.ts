@@ -52,17 +52,37 @@ const BLOCK_LIFECYCLE_SETTINGS = Symbol('BLOCK_LIFECYCLE_SETTINGS');
 
 /**
  * Builds the stores of the options: the hot tier first (the default for new bodies), then the cold
- * one. `logger`: where an 'fs' store says that its filesystem refused O_DIRECT.
+ * one. An 'fs' store whose filesystem refuses O_DIRECT says so once in `logger`'s log and from then
+ * on in `ostore_block_fs_direct_io_refused{tier}` of `metrics` (1; 0 while it has not).
  */
 export function createBlockStores(
   options: BlockStorageOptions,
   cassandra: CassandraClient,
   logger: JsonLogger,
+  metrics: MetricsRegistry,
 ): BlockStores {
-  const onDirectIoRefused = (root: string) => (reason: string) =>
-    logger
-      .forContext(LocalFsBlockStore.name)
-      .warn('the filesystem refused O_DIRECT: block I/O goes through the page cache from now on', { root, reason });
+  const refused = new Map<string, boolean>();
+  metrics.gauge(
+    'ostore_block_fs_direct_io_refused',
+    "Whether an fs block store's filesystem refused O_DIRECT (1: its block I/O has gone through the page cache since), by tier",
+    ['tier'],
+    {
+      aggregator: 'max',
+      collect() {
+        this.reset();
+        for (const [tier, yes] of refused) this.set({ tier }, yes ? 1 : 0);
+      },
+    },
+  );
+  const onDirectIoRefused = (root: string, tier: string) => {
+    refused.set(tier, false);
+    return (reason: string) => {
+      refused.set(tier, true);
+      logger
+        .forContext(LocalFsBlockStore.name)
+        .warn('the filesystem refused O_DIRECT: block I/O goes through the page cache from now on', { root, tier, reason });
+    };
+  };
   const tier = options.tier ?? 'standard';
   const stores: BlockStore[] = [];
   if (options.store === 'fs') {
@@ -72,7 +92,7 @@ export function createBlockStores(
         tier,
         root: options.fsRoot,
         directIo: options.fsDirectIo,
-        onDirectIoRefused: onDirectIoRefused(options.fsRoot),
+        onDirectIoRefused: onDirectIoRefused(options.fsRoot, tier),
       }),
     );
   } else {
@@ -151,8 +171,8 @@ export class BlockStorageModule {
       { provide: BLOCK_LIFECYCLE_SETTINGS, useFactory: () => resolveBlockLifecycle(options) },
       {
         provide: BlockStores,
-        useFactory: (c: CassandraClient, l: JsonLogger) => createBlockStores(options, c, l),
-        inject: [CassandraClient, JsonLogger],
+        useFactory: (c: CassandraClient, l: JsonLogger, m: MetricsRegistry) => createBlockStores(options, c, l, m),
+        inject: [CassandraClient, JsonLogger, MetricsRegistry],
       },
       {
         provide: BlockStateRepository,
