@@ -154,10 +154,11 @@ export class PartitionDeletes {
       // read only now that the rows are gone: a metadata change (updateMeta) that wrote a
       // `version_meta` row before it could see the removal is seen here
       const inRow = single.filter((ref) => ref.summary!.bodyInRow && !ref.summary!.isDeleteMarker);
-      const withMeta = await this.ms.versions.metaRowsOf(inRow.map((ref) => ref.vid));
+      // (the rows are gone already: if this read fails, every one gets its delete, as before it)
+      const withMeta = await this.ms.versions.metaRowsOf(inRow.map((ref) => ref.vid)).catch(() => undefined);
       await limited(single, FOLLOW_UPS_IN_FLIGHT, (ref) => {
         const { summary, ...loc } = ref;
-        const noMetaRow = summary!.bodyInRow && !withMeta.has(ref.vid);
+        const noMetaRow = summary!.bodyInRow && withMeta !== undefined && !withMeta.has(ref.vid);
         return this.store.afterRemoval(bucket, loc, { ...summary!, inlineBody: summary!.bodyInRow, noMetaRow });
       });
     })();

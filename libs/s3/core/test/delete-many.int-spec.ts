@@ -95,6 +95,29 @@ describe('ObjectsService.deleteMany against a real Cassandra', () => {
     expect(removals(bucketId)).toHaveLength(names.length);
   });
 
+  it('falls back to a version_meta delete per version when that read fails: nothing is left, every removal reported', async () => {
+    const B = 'dm-meta-fail';
+    const bucketId = await bucketOf(B, 'Unversioned');
+    await put(h.core, B, 'f/plain', 'small');
+    await h.core.objects.put({ bucket: B, key: 'f/tagged', owner: alice, body: body(Buffer.from('t')), meta: { userMeta: {}, tags: { a: '1' } } });
+    const vids = [(await h.core.objects.head(B, 'f/plain')).manifestId!, (await h.core.objects.head(B, 'f/tagged')).manifestId!];
+    const versions = h.ms.versions;
+    const metaRowsOf = versions.metaRowsOf;
+    versions.metaRowsOf = () => Promise.reject(new Error('read timed out'));
+    const spy = jest.spyOn(h.client, 'execute');
+    try {
+      const out = await h.core.objects.deleteMany(B, alice, [{ key: 'f/plain' }, { key: 'f/tagged' }]);
+      expect(out.every((o) => o.ok)).toBe(true);
+      const deleted = spy.mock.calls.filter((c) => /^DELETE FROM version_meta/.test(String(c[0]))).map((c) => String((c[1] as unknown[])[0]));
+      expect(deleted.sort()).toEqual([...vids].sort());
+    } finally {
+      spy.mockRestore();
+      versions.metaRowsOf = metaRowsOf;
+    }
+    for (const vid of vids) expect(await h.ms.versions.readMeta(vid)).toBeUndefined();
+    expect(removals(bucketId)).toHaveLength(2);
+  });
+
   it('versioned: a marker per key with its own version id, version ids removed for good, per-key errors', async () => {
     const B = 'dm-versioned';
     const bucketId = await bucketOf(B, 'Enabled');
