@@ -134,11 +134,10 @@ export async function receiveBody(
   if (ended) {
     const digests = tap.result();
     if (verify) await verify({ md5: digests.md5, size: digests.size, checksums: digests.checksums });
-    return {
-      stored: { blocks: [], size: length },
-      digests,
-      ...(length > 0 ? { inline: dataKey ? sealBuffer(dataKey, Buffer.concat(head, length)) : Buffer.concat(head, length) } : dataKey ? {} : { inline: Buffer.alloc(0) }),
-    };
+    const whole = Buffer.concat(head, length);
+    // an encrypted empty body is not inline (see ReceivedBody.inline)
+    const inline = !dataKey ? whole : length > 0 ? sealBuffer(dataKey, whole) : undefined;
+    return { stored: { blocks: [], size: length }, digests, ...(inline ? { inline } : {}) };
   }
   async function* replay(): AsyncGenerator<Buffer> {
     while (head.length > 0) yield head.shift()!;
