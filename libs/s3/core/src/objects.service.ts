@@ -314,7 +314,11 @@ export class CassandraObjectsService implements ObjectsService {
     }
     for (let attempt = 0; ; attempt++) {
       const src = await this.copySource(srcBucket, input.source);
-      const [meta, blocks] = await Promise.all([this.store.metaOf(src), this.store.readBlocks(src.vid)]);
+      // A body in the source's row means no blocks: version_blocks is not read for it.
+      const [meta, blocks] = await Promise.all([
+        this.store.metaOf(src),
+        src.inlineBody ? Promise.resolve([]) : this.store.readBlocks(src.vid),
+      ]);
       // an inline source is copied byte for byte (it has no blocks to share)
       const inlineBody = src.inlineBody ?? meta?.inlineBody;
       if (!meta || (blocks.length === 0 && src.size > 0 && !inlineBody)) {

@@ -161,6 +161,20 @@ describe('metadata snapshots in version rows, against a real Cassandra', () => {
       expect(await drain(await h.core.objects.openBody(copied))).toHaveLength(0);
     });
 
+    it('CopyObject of a body in its row reads only the source row: no version_meta, no version_blocks', async () => {
+      const data = pattern(3000, 9);
+      await plain('row-only/copy-src', data);
+      await h.core.buckets.resolve('snaps');
+      const { result: copied, cql } = await queriesOf(() =>
+        h.core.objects.copy({ bucket: 'snaps', key: 'row-only/copy-dst', owner: alice, source: { bucket: 'snaps', key: 'row-only/copy-src' }, metadataDirective: 'COPY', meta: { userMeta: {} } }),
+      );
+      expect(copied.size).toBe(3000);
+      expect(cql.filter((q) => /FROM version_blocks|FROM version_meta/.test(q))).toEqual([]);
+      const v = await h.core.objects.head('snaps', 'row-only/copy-dst');
+      expect(v.meta).toMatchObject({ contentType: 'text/x-plain', userMeta: { colour: 'red' } });
+      expect((await drain(await h.core.objects.openBody(v))).equals(data)).toBe(true);
+    });
+
     it('a tag or ACL change writes version_meta from the row first: nothing of the metadata is lost', async () => {
       const put1 = await plain('row-only/b', pattern(2000, 5));
       const vid = (await h.core.objects.head('snaps', 'row-only/b')).manifestId!;
