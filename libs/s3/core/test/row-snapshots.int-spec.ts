@@ -161,7 +161,7 @@ describe('metadata snapshots in version rows, against a real Cassandra', () => {
       expect(await drain(await h.core.objects.openBody(copied))).toHaveLength(0);
     });
 
-    it('CopyObject of a body in its row reads only the source row: no version_meta, no version_blocks', async () => {
+    it('CopyObject and UploadPartCopy of a body in its row read only the source row: no version_meta, no version_blocks', async () => {
       const data = pattern(3000, 9);
       await plain('row-only/copy-src', data);
       await h.core.buckets.resolve('snaps');
@@ -173,6 +173,16 @@ describe('metadata snapshots in version rows, against a real Cassandra', () => {
       const v = await h.core.objects.head('snaps', 'row-only/copy-dst');
       expect(v.meta).toMatchObject({ contentType: 'text/x-plain', userMeta: { colour: 'red' } });
       expect((await drain(await h.core.objects.openBody(v))).equals(data)).toBe(true);
+
+      // UploadPartCopy of it neither
+      const upload = await h.core.multipart.create({ bucket: 'snaps', key: 'row-only/copy-mp', owner: alice, meta: { userMeta: {} } });
+      const partCopy = await queriesOf(() =>
+        h.core.multipart.uploadPartCopy({ bucket: 'snaps', key: 'row-only/copy-mp', uploadId: upload.uploadId, partNumber: 1, source: { bucket: 'snaps', key: 'row-only/copy-src' } }),
+      );
+      expect(partCopy.cql.filter((q) => /FROM version_blocks|FROM version_meta/.test(q))).toEqual([]);
+      await h.core.multipart.complete({ bucket: 'snaps', key: 'row-only/copy-mp', uploadId: upload.uploadId, parts: [{ partNumber: 1, etag: partCopy.result.etag }] });
+      const mp = await h.core.objects.head('snaps', 'row-only/copy-mp');
+      expect((await drain(await h.core.objects.openBody(mp))).equals(data)).toBe(true);
     });
 
     it('a tag or ACL change writes version_meta from the row first: nothing of the metadata is lost', async () => {
