@@ -314,12 +314,8 @@ export class CassandraObjectsService implements ObjectsService {
     }
     for (let attempt = 0; ; attempt++) {
       const src = await this.copySource(srcBucket, input.source);
-      // A body in the source's row means no blocks: version_blocks is not read for it.
-      const [meta, blocks] = await Promise.all([
-        this.store.metaOf(src),
-        src.inlineBody ? Promise.resolve([]) : this.store.readBlocks(src.vid),
-      ]);
-      // an inline source is copied byte for byte (it has no blocks to share)
+      // an inline source has no blocks (version_blocks is not read for a body in its row): copied byte for byte
+      const [meta, blocks] = await Promise.all([this.store.metaOf(src), src.inlineBody ? [] : this.store.readBlocks(src.vid)]);
       const inlineBody = src.inlineBody ?? meta?.inlineBody;
       if (!meta || (blocks.length === 0 && src.size > 0 && !inlineBody)) {
         if (attempt < 2) continue;
