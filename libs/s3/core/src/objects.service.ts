@@ -314,8 +314,8 @@ export class CassandraObjectsService implements ObjectsService {
     }
     for (let attempt = 0; ; attempt++) {
       const src = await this.copySource(srcBucket, input.source);
-      // an inline source has no blocks (version_blocks is not read for a body in its row): copied byte for byte
-      const [meta, blocks] = await Promise.all([this.store.metaOf(src), src.inlineBody ? [] : this.store.readBlocks(src.vid)]);
+      const [meta, blocks] = await Promise.all([this.store.metaOf(src), this.store.blocksOf(src)]);
+      // an inline source is copied byte for byte (it has no blocks to share)
       const inlineBody = src.inlineBody ?? meta?.inlineBody;
       if (!meta || (blocks.length === 0 && src.size > 0 && !inlineBody)) {
         if (attempt < 2) continue;

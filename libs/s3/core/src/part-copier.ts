@@ -66,9 +66,8 @@ export async function copyPartOnce(
   const sourceKey = sourceSealed ? input.sourceDataKey : undefined;
   if (sourceSealed && !sourceKey) throw new Error('an encrypted copy source is opened with its data key');
   const seal = partSealOf(upload, input.encryption);
-  // a small source stored inline has no blocks: its bytes are in its row (version_blocks is not
-  // read for it) or its metadata row
-  const srcBlocks = src.inlineBody ? [] : await store.readBlocks(src.vid);
+  const srcBlocks = await store.blocksOf(src);
+  // a small source stored inline has no blocks: its bytes are in its row or its metadata row
   const inline = srcBlocks.length === 0 && src.size > 0 ? await store.inlineBodyOf(src) : undefined;
   const readSource = (r: ByteRange): Readable => {
     if (sourceKey && inline) return Readable.from([openBuffer(sourceKey, inline, src.size, r)], { objectMode: false });

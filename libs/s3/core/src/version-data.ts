@@ -66,6 +66,11 @@ export abstract class VersionData {
     return this.ms.versions.readBlocks(vid);
   }
 
+  /** The blocks of a version: none, without a read, when its body is in its row. */
+  blocksOf(row: Pick<VersionRow, 'vid' | 'inlineBody'>): Promise<BlockEntry[]> {
+    return row.inlineBody ? Promise.resolve([]) : this.readBlocks(row.vid);
+  }
+
   /** The `version_meta` row of a version (with its inline body only when asked). */
   readMeta(vid: string, options: { inlineBody?: boolean } = {}): Promise<VersionMetaRow | undefined> {
     return this.ms.versions.readMeta(vid, options);
