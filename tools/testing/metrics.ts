@@ -3,7 +3,8 @@
  * `_bucket`/`_sum`/`_count` too when `name` is their prefix), read from `<baseUrl>/metrics`.
  */
 export async function metricSum(baseUrl: string, name: string): Promise<number> {
-  const text = await (await fetch(`${baseUrl}/metrics`)).text();
+  // bounded: a scrape that never answers fails the probe (waitFor retries it) instead of hanging the test
+  const text = await (await fetch(`${baseUrl}/metrics`, { signal: AbortSignal.timeout(15_000) })).text();
   return text
     .split('\n')
     .filter((l) => l.startsWith(name))

@@ -2,7 +2,15 @@ import { readFileSync } from 'fs';
 import { Agent } from 'http';
 import { CreateBucketCommand, GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
-import { AppProcess, appEnv, freshCluster, freshKeyspace, GiveUpWaiting, metricSum, waitFor } from '@ostore/testing';
+import {
+  AppProcess,
+  appEnv,
+  freshCluster,
+  freshKeyspace,
+  GiveUpWaiting,
+  metricSum,
+  waitFor,
+} from '@ostore/testing';
 import { bodyText } from './s3-test-helpers';
 
 const base = 25000 + Math.floor(Math.random() * 1000) * 3;
@@ -60,7 +68,8 @@ describe('the gateway with GATEWAY_WORKERS=2', () => {
     await waitFor(
       'the workers to be ready',
       async () => {
-        if (gw.exitCode !== undefined) throw new GiveUpWaiting(`the gateway exited (${gw.exitCode}):\n${gw.output.join('')}`);
+        if (gw.exitCode !== undefined)
+          throw new GiveUpWaiting(`the gateway exited (${gw.exitCode}):\n${gw.output.join('')}`);
         return (await fetch(`${mgmt}/health/ready`)).status === 200 ? true : undefined;
       },
       300_000,
@@ -75,32 +84,55 @@ describe('the gateway with GATEWAY_WORKERS=2', () => {
       requestHandler: new NodeHttpHandler({ httpAgent: new Agent({ keepAlive: true, maxSockets: 8 }) }),
     });
   }, 360_000);
+  /**
+   * Two worker processes past their exec, both answering the primary's /metrics. Ready means one
+   * worker answered: the other may still be booting, or, after a failure at boot (a Cassandra
+   * timeout on a loaded machine), be waiting out the primary's restart pause; the primary's output
+   * says which when this gives up.
+   */
+  async function twoWorkers(timeoutMs: number): Promise<number[]> {
+    const workers = await waitFor(
+      'two worker processes',
+      async () => {
+        if (gw.exitCode !== undefined) throw new GiveUpWaiting(`the gateway exited (${gw.exitCode})`);
+        const now = childrenOf(gw.pid!);
+        // a child seen between its fork and its exec still has the primary's environment
+        return now.length === 2 && now.every((pid) => workerNumber(pid) !== undefined) ? now : undefined;
+      },
+      timeoutMs,
+      200,
+    ).catch((e: Error) => {
+      throw new Error(`${e.message}\n${gw.output.join('')}`);
+    });
+    // one `ostore_app_info` gauge of 1 per worker: the sum reaches 2 once both answer the scrape
+    await waitFor(
+      'both workers to answer /metrics',
+      async () => ((await metricSum(mgmt, 'ostore_app_info')) === 2 ? true : undefined),
+      timeoutMs,
+      500,
+    ).catch((e: Error) => {
+      throw new Error(`${e.message}\n${gw.output.join('')}`);
+    });
+    return workers;
+  }
+
   afterAll(async () => {
     s3?.destroy();
     await gw?.stop();
   });
 
   it('serves S3 from both workers and sums their metrics', async () => {
-    // ready means one worker answered: the other may still be booting (or, after a crash at boot,
-    // be replaced); the primary's output says which when this gives up
-    await waitFor(
-      'two worker processes',
-      async () => {
-        if (gw.exitCode !== undefined) throw new GiveUpWaiting(`the gateway exited (${gw.exitCode}):\n${gw.output.join('')}`);
-        return childrenOf(gw.pid!).length === 2 ? true : undefined;
-      },
-      120_000,
-      200,
-    ).catch((e: Error) => {
-      throw new Error(`${e.message}\n${gw.output.join('')}`);
-    });
-    // ready means one worker answered; one `ostore_app_info` gauge of 1 per worker: the sum
-    // reaches 2 once both answer the primary's scrape
-    await waitFor('both workers to answer /metrics', async () => ((await metricSum(mgmt, 'ostore_app_info')) === 2 ? true : undefined), 120_000, 500);
+    await twoWorkers(120_000);
     await s3.send(new CreateBucketCommand({ Bucket: 'workers' }));
     const keys = Array.from({ length: 40 }, (_, i) => `k/${i}`);
-    await Promise.all(keys.map((Key) => s3.send(new PutObjectCommand({ Bucket: 'workers', Key, Body: `body of ${Key}` }))));
-    const bodies = await Promise.all(keys.map(async (Key) => bodyText((await s3.send(new GetObjectCommand({ Bucket: 'workers', Key }))).Body)));
+    await Promise.all(
+      keys.map((Key) => s3.send(new PutObjectCommand({ Bucket: 'workers', Key, Body: `body of ${Key}` }))),
+    );
+    const bodies = await Promise.all(
+      keys.map(async (Key) =>
+        bodyText((await s3.send(new GetObjectCommand({ Bucket: 'workers', Key }))).Body),
+      ),
+    );
     expect(bodies).toEqual(keys.map((k) => `body of ${k}`));
     const text = await (await fetch(`${mgmt}/metrics`)).text();
     const puts = text
@@ -111,8 +143,8 @@ describe('the gateway with GATEWAY_WORKERS=2', () => {
   }, 180_000);
 
   it('replaces a worker that dies, and stops every worker on SIGTERM', async () => {
-    const [victim, other] = childrenOf(gw.pid!);
-    expect([victim, other].every((pid) => pid > 0)).toBe(true);
+    // the two workers of the first test, or their replacements if one failed since
+    const [victim, other] = await twoWorkers(60_000);
     expect([victim, other].map(workerNumber).sort()).toEqual(['0', '1']);
     const victimNumber = workerNumber(victim);
     process.kill(victim, 'SIGKILL');
@@ -121,7 +153,11 @@ describe('the gateway with GATEWAY_WORKERS=2', () => {
       async () => {
         const now = childrenOf(gw.pid!);
         // a child seen between its fork and its exec still has the primary's environment
-        return now.length === 2 && !now.includes(victim) && now.every((pid) => workerNumber(pid) !== undefined) ? now : undefined;
+        return now.length === 2 &&
+          !now.includes(victim) &&
+          now.every((pid) => workerNumber(pid) !== undefined)
+          ? now
+          : undefined;
       },
       60_000,
       200,
@@ -129,7 +165,7 @@ describe('the gateway with GATEWAY_WORKERS=2', () => {
     expect(replaced).toContain(other);
     // the replacement takes the dead worker's number, so it sends what that worker left in its spool
     expect(workerNumber(replaced.find((pid) => pid !== other)!)).toBe(victimNumber);
-    await waitFor('both workers to answer /metrics', async () => ((await metricSum(mgmt, 'ostore_app_info')) === 2 ? true : undefined), 60_000, 500);
+    await twoWorkers(60_000);
     gw.signal('SIGTERM');
     expect(await gw.waitForExit(40_000)).toEqual({ code: 0, signal: null });
     expect(replaced.filter(alive)).toEqual([]);
