@@ -34,6 +34,30 @@ describe(Md5Session.name, () => {
     expect(d2.equals(md5(b))).toBe(true);
   });
 
+  it('keeps the body digest in block order over many blocks posted at once (two threads)', async () => {
+    const blocks = Array.from({ length: 24 }, (_, i) => Buffer.from(`block ${i} `.repeat(2000 + i * 97)));
+    const s = new Md5Session();
+    const own = await Promise.all(blocks.map((x) => s.block(sharedCopy(x))));
+    expect(own).toEqual(blocks.map((x) => md5(x).toString('hex')));
+    expect((await s.finish()).equals(md5(...blocks))).toBe(true);
+  });
+
+  it("resolves a block only once it is folded into the body's digest, so its buffer may be reused", async () => {
+    const x = new Md5Session();
+    new Md5Session().drop(); // x and busy share a home thread when there are two
+    const busy = new Md5Session();
+    const first = sharedCopy(a);
+    const second = sharedCopy(Buffer.alloc(8 << 20, 's'));
+    await x.block(first);
+    // the home thread folds 64 MiB of another body first; the other thread is free for the own hash
+    const busyBlock = busy.block(sharedCopy(Buffer.alloc(64 << 20, 'b')));
+    expect(await x.block(second)).toBe(md5(Buffer.alloc(8 << 20, 's')).toString('hex'));
+    second.fill('r'); // reused for the next upload as soon as the block is stored
+    expect((await x.finish()).equals(md5(a, Buffer.alloc(8 << 20, 's')))).toBe(true);
+    await busyBlock;
+    busy.drop();
+  });
+
   it('hashes ordinary buffers on the calling thread, and mixed input in order', async () => {
     const local = new Md5Session();
     expect(await local.block(a)).toBe(md5(a).toString('hex'));

@@ -1,21 +1,24 @@
 import { createHash, Hash } from 'crypto';
+import { availableParallelism } from 'os';
 import { Worker } from 'worker_threads';
 import { allocateAligned } from './aligned-memory';
 
 /**
- * MD5 of large bodies off the event loop.
+ * MD5 of large bodies off the event loop, on two threads.
  *
  * A PUT of a big object needs two MD5 passes over every byte: the whole body's (its ETag) and each
  * block's (its status row, seed 004) — except over the first block, whose own MD5 is a copy of the
  * body's running hash at that point (so a body of one block, e.g. a multipart part no larger than
- * a block, is hashed once). At ~750 MB/s per core that was nearly half of the gateway's
- * main-thread time on large uploads (bench profile). Blocks live in SharedArrayBuffer memory (see
- * BlockBufferPool), so a worker thread can hash them without a copy while the event loop goes on
- * reading the socket and writing the previous block.
+ * a block, is hashed once). At 580-750 MB/s per core, one thread doing both passes capped a
+ * process's uploads at about 300 MiB/s, whatever the cores (the 64 MiB PUT of the MinIO bench).
+ * Blocks live in SharedArrayBuffer memory (see BlockBufferPool), so worker threads hash them
+ * without a copy while the event loop goes on reading the socket and writing the previous block.
  *
- * One worker per process serves every upload: messages to it are handled in order, so a session's
- * blocks are folded into its running hash in the order they were posted. Buffers that are not
- * shared memory are hashed on the calling thread (same results, no offload).
+ * Two workers per process (one on a single core) serve every upload. A session's running hash
+ * lives on its home worker, which folds its blocks in the order they were posted (a worker handles
+ * its messages in order); a block's own hash is taken on the other worker at the same time. A
+ * block's promise resolves once both passes are done, so its buffer may then be reused. Buffers
+ * that are not shared memory are hashed on the calling thread (same results, no offload).
  */
 const WORKER_SOURCE = `
 const { parentPort } = require('worker_threads');
@@ -23,15 +26,16 @@ const { createHash } = require('crypto');
 const sessions = new Map();
 parentPort.on('message', (m) => {
   try {
-    if (m.op === 'block') {
-      const view = m.sab ? Buffer.from(m.sab, m.offset, m.length) : Buffer.from(m.bytes.buffer, m.bytes.byteOffset, m.bytes.byteLength);
+    const view = () => m.sab ? Buffer.from(m.sab, m.offset, m.length) : Buffer.from(m.bytes.buffer, m.bytes.byteOffset, m.bytes.byteLength);
+    if (m.op === 'fold') {
       let h = sessions.get(m.session);
       const first = !h;
       if (!h) { h = createHash('md5'); sessions.set(m.session, h); }
-      h.update(view);
+      h.update(view());
       // The body's running hash after its first block is that block's own: one pass, not two.
-      const own = first ? h.copy() : createHash('md5').update(view);
-      parentPort.postMessage({ id: m.id, hex: own.digest('hex') });
+      parentPort.postMessage({ id: m.id, hex: first ? h.copy().digest('hex') : '' });
+    } else if (m.op === 'own') {
+      parentPort.postMessage({ id: m.id, hex: createHash('md5').update(view()).digest('hex') });
     } else if (m.op === 'finish') {
       const h = sessions.get(m.session) || createHash('md5');
       sessions.delete(m.session);
@@ -53,12 +57,7 @@ interface Waiter {
 class Md5Worker {
   private worker?: Worker;
   private nextId = 1;
-  private nextSession = 1;
   private readonly waiters = new Map<number, Waiter>();
-
-  session(): number {
-    return this.nextSession++;
-  }
 
   request(message: Record<string, unknown>): Promise<string> {
     const w = this.ensure();
@@ -101,7 +100,9 @@ class Md5Worker {
   }
 }
 
-const shared = new Md5Worker();
+/** Two threads for the two passes; one where the process has a single core (no gain, only hand-offs). */
+const workers = Array.from({ length: Math.min(2, availableParallelism()) }, () => new Md5Worker());
+let nextSession = 0;
 
 function isShared(buf: Buffer): boolean {
   return typeof SharedArrayBuffer !== 'undefined' && buf.buffer instanceof SharedArrayBuffer;
@@ -112,7 +113,10 @@ function isShared(buf: Buffer): boolean {
  * Each block's digest resolves as soon as the worker reached it; `finish()` gives the whole body's.
  */
 export class Md5Session {
-  private readonly id = shared.session();
+  private readonly id = nextSession++;
+  /** The worker holding this session's running hash; blocks' own hashes go to the other one. */
+  private readonly home = workers[this.id % workers.length];
+  private readonly other = workers[(this.id + 1) % workers.length];
   private local?: Hash;
   private offloaded = false;
   private done = false;
@@ -121,18 +125,12 @@ export class Md5Session {
   block(data: Buffer): Promise<string> {
     if (this.done) return Promise.reject(new Error('md5 session already finished'));
     if (isShared(data) && !this.local) {
-      this.offloaded = true;
-      return shared.request({
-        op: 'block',
-        session: this.id,
-        sab: data.buffer,
-        offset: data.byteOffset,
-        length: data.length,
-      });
+      const view = { sab: data.buffer, offset: data.byteOffset, length: data.length };
+      return this.offload(view);
     }
     if (this.offloaded) {
-      // Ordinary memory after offloading began: keep the order by sending the worker a copy.
-      return shared.request({ op: 'block', session: this.id, bytes: data });
+      // Ordinary memory after offloading began: keep the order by sending the workers a copy.
+      return this.offload({ bytes: data });
     }
     const first = !this.local;
     (this.local ??= createHash('md5')).update(data);
@@ -141,11 +139,21 @@ export class Md5Session {
     return Promise.resolve(own.digest('hex'));
   }
 
+  private offload(view: Record<string, unknown>): Promise<string> {
+    const first = !this.offloaded;
+    this.offloaded = true;
+    const folded = this.home.request({ op: 'fold', session: this.id, ...view });
+    // the first block's own hash is the running hash's copy (one pass)
+    if (first) return folded;
+    return Promise.all([folded, this.other.request({ op: 'own', ...view })]).then(([, own]) => own);
+  }
+
   /** The MD5 of every block passed to `block()`, in order. */
   async finish(): Promise<Buffer> {
     if (this.done) throw new Error('md5 session already finished');
     this.done = true;
-    if (this.offloaded) return Buffer.from(await shared.request({ op: 'finish', session: this.id }), 'hex');
+    if (this.offloaded)
+      return Buffer.from(await this.home.request({ op: 'finish', session: this.id }), 'hex');
     return (this.local ?? createHash('md5')).digest();
   }
 
@@ -153,7 +161,7 @@ export class Md5Session {
   drop(): void {
     if (this.done) return;
     this.done = true;
-    if (this.offloaded) shared.post({ op: 'drop', session: this.id });
+    if (this.offloaded) this.home.post({ op: 'drop', session: this.id });
   }
 }
 
