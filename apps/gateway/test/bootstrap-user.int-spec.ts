@@ -7,6 +7,13 @@ import type { GatewayConfig } from '../src/config/gateway.config';
 
 const logger = new JsonLogger('gateway', 'silent');
 
+/** The bootstrap user and key of test `n`: each test its own, on one keyspace. */
+const bootstrapFor = (n: number) => ({
+  user: `boot-${n}`,
+  accessKeyId: `BOOTSTRAPRACEKEY000${n}`,
+  secretAccessKey: `bootstrap-race-secret-000000000${n}`,
+});
+
 function bootstrapOf(
   users: UsersService,
   bootstrap: { user: string; accessKeyId: string; secretAccessKey: string },
@@ -29,11 +36,7 @@ describe('the bootstrap user and key, created by gateways booting together', () 
 
   it('boot on every gateway when they all check before any creates', async () => {
     const other = await f.another();
-    const bootstrap = {
-      user: 'boot-1',
-      accessKeyId: 'BOOTSTRAPRACEKEY0001',
-      secretAccessKey: 'bootstrap-race-secret-0000000001',
-    };
+    const bootstrap = bootstrapFor(1);
     // eight gateways over two sessions, all checking before any has created
     const gateways = Array.from({ length: 8 }, (_, i) =>
       bootstrapOf(i % 2 ? other.core.users : f.core.users, bootstrap),
@@ -46,11 +49,7 @@ describe('the bootstrap user and key, created by gateways booting together', () 
   });
 
   it('boots when another gateway creates the user and key between its check and its create', async () => {
-    const bootstrap = {
-      user: 'boot-2',
-      accessKeyId: 'BOOTSTRAPRACEKEY0002',
-      secretAccessKey: 'bootstrap-race-secret-0000000002',
-    };
+    const bootstrap = bootstrapFor(2);
     const real = f.core.users;
     // the checks answer "missing" once, as they did for the gateway that read before the winner wrote
     let userChecks = 0;
@@ -67,11 +66,7 @@ describe('the bootstrap user and key, created by gateways booting together', () 
   });
 
   it('still fails the boot on any other error', async () => {
-    const bootstrap = {
-      user: 'boot-3',
-      accessKeyId: 'BOOTSTRAPRACEKEY0003',
-      secretAccessKey: 'bootstrap-race-secret-0000000003',
-    };
+    const bootstrap = bootstrapFor(3);
     const real = f.core.users;
     const broken: UsersService = Object.assign(Object.create(real) as UsersService, {
       createUser: () => Promise.reject(new Error('Cassandra timed out')),
