@@ -91,29 +91,29 @@ describe('the gateway with GATEWAY_WORKERS=2', () => {
    * says which when this gives up.
    */
   async function twoWorkers(timeoutMs: number): Promise<number[]> {
-    const workers = await waitFor(
-      'two worker processes',
-      async () => {
-        if (gw.exitCode !== undefined) throw new GiveUpWaiting(`the gateway exited (${gw.exitCode})`);
-        const now = childrenOf(gw.pid!);
-        // a child seen between its fork and its exec still has the primary's environment
-        return now.length === 2 && now.every((pid) => workerNumber(pid) !== undefined) ? now : undefined;
-      },
-      timeoutMs,
-      200,
-    ).catch((e: Error) => {
-      throw new Error(`${e.message}\n${gw.output.join('')}`);
-    });
-    // one `ostore_app_info` gauge of 1 per worker: the sum reaches 2 once both answer the scrape
-    await waitFor(
-      'both workers to answer /metrics',
-      async () => ((await metricSum(mgmt, 'ostore_app_info')) === 2 ? true : undefined),
-      timeoutMs,
-      500,
-    ).catch((e: Error) => {
-      throw new Error(`${e.message}\n${gw.output.join('')}`);
-    });
-    return workers;
+    try {
+      const workers = await waitFor(
+        'two worker processes',
+        async () => {
+          if (gw.exitCode !== undefined) throw new GiveUpWaiting(`the gateway exited (${gw.exitCode})`);
+          const now = childrenOf(gw.pid!);
+          // a child seen between its fork and its exec still has the primary's environment
+          return now.length === 2 && now.every((pid) => workerNumber(pid) !== undefined) ? now : undefined;
+        },
+        timeoutMs,
+        200,
+      );
+      // one `ostore_app_info` gauge of 1 per worker: the sum reaches 2 once both answer the scrape
+      await waitFor(
+        'both workers to answer /metrics',
+        async () => ((await metricSum(mgmt, 'ostore_app_info')) === 2 ? true : undefined),
+        timeoutMs,
+        500,
+      );
+      return workers;
+    } catch (e) {
+      throw new Error(`${(e as Error).message}\n${gw.output.join('')}`);
+    }
   }
 
   afterAll(async () => {

@@ -5,9 +5,6 @@ import { JsonLogger } from '@ostore/shared/observability';
 import { GATEWAY_CONFIG } from '../s3/tokens';
 import type { GatewayConfig } from '../config/gateway.config';
 
-/** Whether `e` is the S3 error `code` (a create another gateway won under its LWT). */
-const isCode = (e: unknown, code: string) => e instanceof S3DomainError && e.code === code;
-
 /**
  * Creates the configured bootstrap user and key when missing (local development, first admin).
  * Every gateway booting on the same keyspace does this at once (GATEWAY_WORKERS processes, the
@@ -31,7 +28,7 @@ export class BootstrapUser implements OnApplicationBootstrap {
         await this.users.createUser({ id: b.user, displayName: b.user });
         log.info('bootstrap user created', { userId: b.user });
       } catch (e) {
-        if (!isCode(e, 'UserAlreadyExists')) throw e;
+        if (!(e instanceof S3DomainError && e.code === 'UserAlreadyExists')) throw e;
       }
     }
     let existing = await this.users.findAccessKey(b.accessKeyId);
@@ -44,7 +41,7 @@ export class BootstrapUser implements OnApplicationBootstrap {
         log.info('bootstrap access key created', { userId: b.user, accessKeyId: b.accessKeyId });
         return;
       } catch (e) {
-        if (!isCode(e, 'AccessKeyAlreadyExists')) throw e;
+        if (!(e instanceof S3DomainError && e.code === 'AccessKeyAlreadyExists')) throw e;
         existing = await this.users.findAccessKey(b.accessKeyId);
       }
     }

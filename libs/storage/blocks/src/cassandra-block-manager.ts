@@ -92,7 +92,7 @@ export class CassandraBlockManager implements BlockManager {
     const capture = (error: unknown) => {
       if (!failed.set) Object.assign(failed, { error, set: true });
     };
-    // Both MD5 passes (the block's, the body's) run in a worker thread on the pooled shared buffers.
+    // Both MD5 passes (the block's, the body's) run in worker threads on the pooled shared buffers.
     const md5 = new Md5Session();
     try {
       for await (const data of splitIntoBlocks(body, this.settings.blockSize, () => this.buffers.acquire())) {

@@ -110,7 +110,7 @@ function isShared(buf: Buffer): boolean {
 
 /**
  * The MD5s of one body written block by block: `block()` in body order, then `finish()` once.
- * Each block's digest resolves as soon as the worker reached it; `finish()` gives the whole body's.
+ * Each block's digest resolves once both its passes are done; `finish()` gives the whole body's.
  */
 export class Md5Session {
   private readonly id = nextSession++;
