@@ -68,6 +68,10 @@ function cassandraArgs(cfg, i, jars) {
     `-Dlogback.configurationFile=file://${p.logback}`,
     `-Dcassandra.logdir=${p.logs}`,
     '-Dcassandra.skip_wait_for_gossip_to_settle=0',
+    // Shared-pool workers keep one name: by default each renames itself (a prctl syscall) whenever
+    // it moves to another stage, so per-thread CPU samples (bench analyses) were credited to the
+    // wrong stage. Only names change; Cassandra's work does not.
+    '-Dcassandra.set_sep_thread_name=false',
     '-Dcassandra.libjemalloc=-',
     // no -Dcassandra.jmx.*port: JMX stays off
     '-cp',
