@@ -108,6 +108,14 @@ describe('S3 listener timeouts and limits', () => {
     expect(errorCode(c.received)).toBe('RequestTimeout');
   });
 
+  it('a connection that never sends a byte is closed after the headers timeout without an answer', async () => {
+    // Go's HTTP client keeps spare connections it dialed but never used; an answer on one is
+    // unsolicited ("Unsolicited response received on idle HTTP channel")
+    const c = await connect();
+    await c.closedWithin(HEADERS_MS + 10_000);
+    expect(c.received).toBe('');
+  });
+
   // an answer may follow the previous one's XML body on the same line
   const answers = (c: RawConnection) => c.received.match(/HTTP\/1\.1 \d{3} /g) ?? [];
   const head = async (path: string) =>

@@ -33,8 +33,8 @@ export function createS3Listener(limits: ListenerLimits, handle: (req: IncomingM
 }
 
 /**
- * Headers that took too long answer S3's 400 RequestTimeout (Node would send a bare 408); other
- * unparsable requests keep Node's 400. The connection is closed either way. When the bytes that
+ * Headers that took too long answer S3's 400 RequestTimeout (Node would send a bare 408), unless
+ * the connection never sent a byte: it is closed silently. Other unparsable requests keep Node's 400. The connection is closed either way. When the bytes that
  * fail to parse follow a request still being answered (a body longer than its Content-Length,
  * whose rest reads as a next request), that answer (BadDigest, say) is sent first, with
  * `Connection: close`, and the connection is closed after it.
@@ -51,6 +51,13 @@ function answerClientError(err: NodeJS.ErrnoException, socket: Socket): void {
     return;
   }
   if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+    // A connection that never sent a byte (a client's spare pooled connection) is closed
+    // without an answer: a 400 there is unsolicited, and a client that picks the connection
+    // just then would read it as the answer to its own request.
+    if (socket.bytesRead === 0) {
+      socket.destroy();
+      return;
+    }
     const body = renderErrorXml({ code: 'RequestTimeout', message: new S3Error('RequestTimeout').message });
     socket.end(`HTTP/1.1 400 Bad Request\r\nContent-Type: application/xml\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
     return;
