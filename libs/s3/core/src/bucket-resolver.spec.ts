@@ -1,4 +1,5 @@
 import type { BucketRow, Metastore } from '@ostore/metastore/data-access';
+import { FakeClock } from '@ostore/shared/clock/testing';
 import type { Bucket } from './api';
 import { BucketResolver } from './bucket-resolver';
 
@@ -16,8 +17,9 @@ describe(BucketResolver.name, () => {
   };
   const setup = (rows: BucketRow[] = [row], ttlMs = 60_000) => {
     const reads: string[] = [];
+    const clock = new FakeClock();
     const ms = { buckets: { get: async (name: string) => (reads.push(name), rows.find((r) => r.name === name)) } } as unknown as Metastore;
-    return { reads, sut: new BucketResolver(ms, ttlMs) };
+    return { reads, clock, sut: new BucketResolver(ms, clock, ttlMs) };
   };
 
   it('hands on a bucket the caller resolved for this request without reading it again', async () => {
@@ -41,5 +43,25 @@ describe(BucketResolver.name, () => {
     await expect(sut.target('nope')).rejects.toMatchObject({ code: 'NoSuchBucket', extra: { BucketName: 'nope' } });
     await expect(sut.resolve('nope')).rejects.toMatchObject({ code: 'NoSuchBucket' });
     expect(reads).toEqual(['nope', 'nope']);
+  });
+
+  it('reads a cached bucket again once its TTL has passed on the monotonic clock', async () => {
+    const { reads, clock, sut } = setup([row], 2_000);
+    await sut.resolve('b');
+    clock.advance(1_999);
+    await sut.resolve('b');
+    expect(reads).toEqual(['b']);
+    clock.advance(1);
+    await sut.resolve('b');
+    expect(reads).toEqual(['b', 'b']);
+  });
+
+  it('does not keep a cached bucket longer when the wall clock is set back', async () => {
+    const { reads, clock, sut } = setup([row], 2_000);
+    await sut.resolve('b');
+    clock.set(clock.nowMs() - 3_600_000);
+    clock.advance(2_000);
+    await sut.resolve('b');
+    expect(reads).toEqual(['b', 'b']);
   });
 });

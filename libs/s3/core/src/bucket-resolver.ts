@@ -1,4 +1,5 @@
 import type { BucketRow, Metastore } from '@ostore/metastore/data-access';
+import type { Clock } from '@ostore/shared/clock';
 import type { BucketRef } from './api';
 import { noSuchBucket } from './errors';
 import type { BucketKey } from './version-data';
@@ -7,8 +8,8 @@ import type { BucketKey } from './version-data';
 const BUCKET_CACHE_LIMIT = 10_000;
 
 /**
- * Bucket rows by name, cached per process for `cacheTtlMs` (monotonic time, default 2 s in the
- * gateway), so that a request reads its bucket row at most once and usually not at all.
+ * Bucket rows by name, cached per process for `cacheTtlMs` (on the clock's monotonic time, which a
+ * wall clock stepped back does not stretch; default 2 s in the gateway), so that a request reads its bucket row at most once and usually not at all.
  *
  * Staleness window: a change made through this process (versioning, ACL, tags, lifecycle,
  * deletion) drops the entry at once; a change made by another gateway is seen here within the
@@ -24,6 +25,7 @@ export class BucketResolver {
 
   constructor(
     private readonly ms: Metastore,
+    private readonly clock: Clock,
     private readonly cacheTtlMs = 0,
   ) {}
 
@@ -38,7 +40,7 @@ export class BucketResolver {
   /** The bucket row, or NoSuchBucket; possibly cached (see the class comment for the window). */
   async resolve(name: string): Promise<BucketRow> {
     const hit = this.cache.get(name);
-    if (hit && hit.until > performance.now()) return hit.row;
+    if (hit && hit.until > this.clock.monotonicMs()) return hit.row;
     let load = this.loading.get(name);
     if (!load) {
       // concurrent misses of one name share one read
@@ -63,7 +65,7 @@ export class BucketResolver {
   }
 
   private async load(name: string): Promise<BucketRow | undefined> {
-    const started = performance.now();
+    const started = this.clock.monotonicMs();
     const row = await this.ms.buckets.get(name);
     if (!row) this.cache.delete(name);
     else if (this.cacheTtlMs > 0) {

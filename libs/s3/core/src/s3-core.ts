@@ -69,7 +69,7 @@ export function createS3Core(deps: S3CoreDeps): S3Core {
     guard,
     deps.convergenceMetrics,
   );
-  const resolver = new BucketResolver(deps.metastore, settings.bucketCacheTtlMs);
+  const resolver = new BucketResolver(deps.metastore, deps.clock, settings.bucketCacheTtlMs);
   const multipart = new CassandraMultipartService(resolver, store, deps.metastore, logger.forContext(CassandraMultipartService.name));
   return new S3Core(
     new CassandraBucketsService(deps.metastore, deps.clock, resolver, multipart),

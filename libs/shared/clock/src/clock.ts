@@ -8,6 +8,14 @@ export abstract class Clock {
   nowMs(): number {
     return this.now().getTime();
   }
+
+  /**
+   * Milliseconds on a clock that only moves forward (its zero is arbitrary): for how long
+   * something lasts, such as a cache entry's TTL, which a wall clock stepped back would stretch.
+   */
+  monotonicMs(): number {
+    return performance.now();
+  }
 }
 
 export class SystemClock extends Clock {
