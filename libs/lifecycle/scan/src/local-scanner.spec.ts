@@ -57,6 +57,24 @@ class StopAfter<T extends ScannedVersionRow> implements PageSource<T> {
   }
 }
 
+/** A page source that calls `onPage` after each page it returns. */
+class Tapped<T extends ScannedVersionRow> implements PageSource<T> {
+  pages = 0;
+  onPage: () => void = () => undefined;
+  constructor(private readonly inner: PageSource<T>) {}
+  async range(...args: Parameters<PageSource<T>['range']>): Promise<RowPage<T>> {
+    return this.count(await this.inner.range(...args));
+  }
+  async partition(...args: Parameters<PageSource<T>['partition']>): Promise<RowPage<T>> {
+    return this.count(await this.inner.partition(...args));
+  }
+  private count(page: RowPage<T>): RowPage<T> {
+    this.pages++;
+    this.onPage();
+    return page;
+  }
+}
+
 const PLAIN_ID = '5d0a6f5e-3b1c-4a8e-9f27-6c1d2e3f4a5b';
 const GONE_ID = '7e1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d';
 
@@ -172,6 +190,22 @@ describe(LocalScanner.name, () => {
     expect(new Set(keys)).toEqual(new Set(dueKeys));
     // the pass started with its start saved: nothing after it was checkpointed, so all is redone
     expect(keys.length).toBeLessThanOrEqual(dueKeys.length + 19 * 3);
+  });
+
+  it('checkpoints mid-pass by the injected clock: every checkpoint interval, never while time stands still', async () => {
+    const midPassSaves = async (msPerPage: number) => {
+      const source = new Tapped(new InMemoryPageSource(table(), byVtsDesc));
+      const run = setup(source, { checkpointMs: 1_000 });
+      source.onPage = () => run.clock.advance(msPerPage);
+      expect((await run.sut.run(run.task, WHOLE_RING, new AbortController().signal)).outcome).toBe('completed');
+      // the pass's start and its completion are saved whatever the clock does
+      return { saves: run.state.saves.length - 2, pages: source.pages };
+    };
+    expect((await midPassSaves(0)).saves).toBe(0);
+    const ticking = await midPassSaves(400);
+    // a save once 1,000 ms have passed since the last: every third page of 400 ms
+    expect(ticking.pages).toBeGreaterThan(20);
+    expect(ticking.saves).toBe(Math.floor((ticking.pages - 1) / 3));
   });
 
   it('retries a failed page read, then fails the pass without moving its position', async () => {

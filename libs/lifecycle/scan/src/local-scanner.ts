@@ -141,14 +141,15 @@ export class LocalScanner {
     await task.begin();
     const partition = partitionForHost(s.hostIndex, await this.producer.partitionCount(task.queue));
     const pending: string[] = [];
-    let lastSave = started;
+    // the checkpoint cadence is the injected clock's (monotonic: a wall clock stepped back does not stall it)
+    let lastSave = this.clock.monotonicMs();
     const save = async (status: ScanStatus) => {
       await this.publish(task.queue, partition, pending);
       const t = performance.now();
       stats.activeSeconds += (t - activeFrom) / 1000;
       activeFrom = t;
       await this.state.save({ source: s.source, ks: s.keyspace, handler: task.handler, ts, status, stat: stats });
-      lastSave = performance.now();
+      lastSave = this.clock.monotonicMs();
     };
     if (!resumed) await save(position);
     this.log.info('scan pass started', {
@@ -219,7 +220,7 @@ export class LocalScanner {
         skipped = open.row;
       }
       if (pending.length >= s.publishBatch) await this.publish(task.queue, partition, pending);
-      if (performance.now() - lastSave >= s.checkpointMs) await save(position);
+      if (this.clock.monotonicMs() - lastSave >= s.checkpointMs) await save(position);
       this.metrics.progress.set({ table: task.handler }, progressAt(spans, position.token));
       await this.throttle(task.handler, page.length, signal);
     }
