@@ -39,10 +39,13 @@ class FakeRepository {
 
 /** A store whose writes wait until released, recording how many overlap. */
 class SlowStore extends InMemoryBlockStore {
+  /** Writes begun, finished or not. */
+  started = 0;
   inFlight = 0;
   maxInFlight = 0;
   private gates: (() => void)[] = [];
   override async write(blockId: string, data: Buffer): Promise<void> {
+    this.started++;
     this.inFlight++;
     this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
     await new Promise<void>((r) => this.gates.push(r));
@@ -109,8 +112,9 @@ describe(CassandraBlockManager.name, () => {
     }
     const done = sut.writeStream(Readable.from(body()));
     for (let round = 1; round <= 10; round++) {
-      // Let the pipeline run until it blocks on the store (block digests come from a worker thread).
-      await until(() => store.inFlight === 1);
+      // Let the pipeline run until it blocks on the store with this round's block, the previous one
+      // stored (block digests come from a worker thread, so the next write may start late).
+      await until(() => store.started === round && store.inFlight === 1);
       // and give it the chance to read further than it should
       await new Promise((r) => setTimeout(r, 5));
       expect(store.inFlight).toBe(1);
