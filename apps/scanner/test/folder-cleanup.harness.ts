@@ -91,7 +91,7 @@ export async function scannerCleanup(opts: {
   const scan = new FolderScanJob(
     folderSources(client as Client),
     repo,
-    new BucketCatalog(new MetastoreBucketSource(new BucketsRepository(opts.db))),
+    new BucketCatalog(new MetastoreBucketSource(new BucketsRepository(opts.db)), undefined, () => opts.clock.monotonicMs()),
     opts.producer,
     { fetchSize: 100, hostIndex: 0, maxPerParent: opts.maxPerParent ?? 100, publishBatch: 50 },
     metrics,

@@ -79,7 +79,7 @@ export class FolderCleanupService extends BackgroundLoop {
       const scan = new FolderScanJob(
         folderSources(client),
         repo,
-        new BucketCatalog(new MetastoreBucketSource(new BucketsRepository(this.db))),
+        new BucketCatalog(new MetastoreBucketSource(new BucketsRepository(this.db)), undefined, () => this.clock.monotonicMs()),
         this.producer,
         { fetchSize: cfg.scan.fetchSize, hostIndex: cfg.scan.hostIndex, maxPerParent: f.maxPerParent, publishBatch: cfg.scan.publishBatch },
         this.metrics,

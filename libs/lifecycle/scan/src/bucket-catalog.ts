@@ -49,7 +49,8 @@ export function rulesFor(config: LifecycleConfiguration, key: string): Lifecycle
  * The scan's view of bucket settings, keyed by bucket id: loaded at the start of each pass, so a
  * configuration changed during a pass is seen by the next one (the scheduler re-checks the rules
  * anyway). An id missing from the view (a bucket created during the pass, or rows left by a
- * deleted bucket) triggers at most one reload per `reloadMinMs`; ids still unknown are skipped.
+ * deleted bucket) triggers at most one reload per `reloadMinMs` of `nowMs` (monotonic milliseconds:
+ * the apps pass their clock's `monotonicMs`); ids still unknown are skipped.
  */
 export class BucketCatalog {
   private byId = new Map<string, ScanBucket>();

@@ -50,7 +50,7 @@ export function createLocalScan(d: LocalScanDeps): LocalScan {
     d.log,
   );
   const scanner = new LocalScanner(d.settings, d.producer, state, d.clock, d.metrics, d.log);
-  const buckets = new BucketCatalog(new MetastoreBucketSource(new BucketsRepository(d.db)));
+  const buckets = new BucketCatalog(new MetastoreBucketSource(new BucketsRepository(d.db)), undefined, () => d.clock.monotonicMs());
   const tasks = new Map<ScanHandler, ScanTask<any, any>>([
     [
       'versions',
