@@ -39,7 +39,7 @@ export class FilterBuildJob {
     private readonly metrics: ScannerFolderMetrics,
     private readonly log: ScanLog,
   ) {
-    if (settings.rowsPerSecond > 0) this.limiter = new TokenBucket(settings.rowsPerSecond);
+    if (settings.rowsPerSecond > 0) this.limiter = new TokenBucket(settings.rowsPerSecond, undefined, () => clock.monotonicMs());
   }
 
   /** Builds and stores the filter; undefined when stopped. */

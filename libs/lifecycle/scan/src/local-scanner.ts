@@ -120,7 +120,7 @@ export class LocalScanner {
   ) {
     // The limiter reads the injected clock: the rate is the scanner's policy in its own time, and a
     // spec can hold time still so that the waits it records do not depend on the machine's load.
-    if (settings.rowsPerSecond > 0) this.limiter = new TokenBucket(settings.rowsPerSecond, undefined, () => clock.nowMs());
+    if (settings.rowsPerSecond > 0) this.limiter = new TokenBucket(settings.rowsPerSecond, undefined, () => clock.monotonicMs());
   }
 
   async run<T extends KeyedRow, G extends ScanGroup>(
