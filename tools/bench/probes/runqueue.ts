@@ -1,10 +1,11 @@
 // Who waits for a core during a warp phase: run against a bench that is running (`npm run bench --
 // small`, `large` or `vs-minio`), it waits for a warp process of the given operation (`get` by
 // default), lets it run 3 s, then reads every thread's /proc/<pid>/task/<tid>/schedstat of the
-// gateway (with its node:cluster workers, which run the same script), Cassandra, Kafka, MinIO and warp at the start and the end of
-// a window (15 s by default) and prints, per process, the cores it ran and the thread-seconds per
-// second its threads were runnable but waiting on a run queue, its context switches per second,
-// and its busiest threads; plus the machine's idle cores (/proc/stat, idle + iowait).
+// gateway (with its node:cluster workers, which run the same script), Cassandra, Kafka, MinIO and
+// warp at the start and the end of a window (15 s by default) and prints, per process, the cores it
+// ran and the thread-seconds per second its threads were runnable but waiting on a run queue, its
+// context switches per second, and its busiest threads; plus the machine's idle cores (/proc/stat,
+// idle + iowait).
 //
 //   node -r @swc-node/register tools/bench/probes/runqueue.ts [get|put|mixed] [window ms]
 //

@@ -34,10 +34,11 @@ export function createS3Listener(limits: ListenerLimits, handle: (req: IncomingM
 
 /**
  * Headers that took too long answer S3's 400 RequestTimeout (Node would send a bare 408), unless
- * the connection never sent a byte: it is closed silently. Other unparsable requests keep Node's 400. The connection is closed either way. When the bytes that
- * fail to parse follow a request still being answered (a body longer than its Content-Length,
- * whose rest reads as a next request), that answer (BadDigest, say) is sent first, with
- * `Connection: close`, and the connection is closed after it.
+ * the connection never sent a byte: it is closed silently. Other unparsable requests keep Node's
+ * 400. The connection is closed either way. When the bytes that fail to parse follow a request
+ * still being answered (a body longer than its Content-Length, whose rest reads as a next
+ * request), that answer (BadDigest, say) is sent first, with `Connection: close`, and the
+ * connection is closed after it.
  */
 function answerClientError(err: NodeJS.ErrnoException, socket: Socket): void {
   const pending = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
