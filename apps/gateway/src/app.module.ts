@@ -2,7 +2,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { resolve } from 'path';
 import { ClockModule } from '@ostore/shared/clock';
 import { CassandraClient, CassandraModule } from '@ostore/shared/cassandra';
-import { FolderFilterRepository } from '@ostore/metastore/data-access';
+import { defaultNewestReadGroupSettings, FolderFilterRepository } from '@ostore/metastore/data-access';
 import { KafkaModule, UsageDeltaModule, UsageDeltaPublisher } from '@ostore/queue/data-access';
 import { JsonLogger, MetricsRegistry, ObservabilityModule } from '@ostore/shared/observability';
 import { BlockStorageModule } from '@ostore/storage/blocks';
@@ -43,6 +43,7 @@ export class AppModule {
         rowBodyMaxBytes: config.s3.rowBodyMaxBytes,
         rowOnlyMeta: config.s3.rowOnlyMeta,
         nullConvergence: config.s3.nullConvergence,
+        newestReadGroups: { ...defaultNewestReadGroupSettings, ...config.s3.readGroups },
         bucketCacheTtlMs: config.s3.bucketCacheMs,
         folderCacheTtlMs: config.s3.folderCacheMs,
         quota: { ...defaultQuotaLedgerSettings, ...config.s3.quota },

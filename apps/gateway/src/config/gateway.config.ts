@@ -59,6 +59,12 @@ const schema = baseEnvSchema
     S3_ROW_ONLY_META: envVar.bool(true),
     /** Who removes the null version an unversioned PUT replaces: the lifecycle scan, unless this gateway wrote the key lately or the bucket has a quota ('scan'), or always the writer ('write'). */
     S3_NULL_CONVERGENCE: z.enum(['write', 'scan']).default('scan'),
+    /** Most keys of one directory whose concurrent GET/HEAD reads (unversioned buckets) share one Cassandra read (1: no sharing). */
+    S3_READ_GROUP_MAX_KEYS: envVar.int(32, 1, 256),
+    /** How long such a read of a busy directory (one read asked for within this long before) waits for more keys (0: never). */
+    S3_READ_GROUP_LINGER_MS: envVar.int(1, 0, 100),
+    /** Such reads of one directory in flight at once; further ones wait for an answer and go together. */
+    S3_READ_GROUP_IN_FLIGHT: envVar.int(2, 1, 1024),
     /** How long a bucket row is reused; another gateway's bucket change is seen after at most this. */
     S3_BUCKET_CACHE_MS: envVar.int(2000, 0, 60000),
     /** How long a folder row this gateway wrote is not rewritten by its later PUTs (0: always write). */
@@ -159,6 +165,8 @@ export interface GatewayConfig extends BaseConfig {
     rowOnlyMeta: boolean;
     /** S3_NULL_CONVERGENCE (S3CoreSettings.nullConvergence). */
     nullConvergence: 'write' | 'scan';
+    /** S3_READ_GROUP_* (S3CoreSettings.newestReadGroups). */
+    readGroups: { maxKeys: number; lingerMs: number; maxInFlight: number };
     bucketCacheMs: number;
     folderCacheMs: number;
     /** Quota ledger batching (QUOTA_*; see QuotaGuard). */
@@ -201,6 +209,7 @@ export function loadGatewayConfig(env: Record<string, string | undefined> = proc
       rowBodyMaxBytes: parsed.S3_ROW_BODY_MAX_BYTES,
       rowOnlyMeta: parsed.S3_ROW_ONLY_META,
       nullConvergence: parsed.S3_NULL_CONVERGENCE,
+      readGroups: { maxKeys: parsed.S3_READ_GROUP_MAX_KEYS, lingerMs: parsed.S3_READ_GROUP_LINGER_MS, maxInFlight: parsed.S3_READ_GROUP_IN_FLIGHT },
       bucketCacheMs: parsed.S3_BUCKET_CACHE_MS,
       folderCacheMs: parsed.S3_FOLDER_CACHE_MS,
       quota: {

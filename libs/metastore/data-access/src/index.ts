@@ -4,6 +4,7 @@ export * from './users.repository';
 export * from './version.entity';
 export { versionMetaRowOf, versionRowOf } from './version-row.mapper';
 export * from './versions.repository';
+export * from './newest-read-groups';
 export * from './meta-snapshot';
 export * from './objects.repository';
 export * from './folders.repository';

@@ -101,22 +101,19 @@ export class VersionsRepository {
   /**
    * The newest row (markers and ghosts included) of several keys of ONE directory partition in one
    * read (`name IN`), by name; a key without rows is absent. Every row of the named keys is read
-   * (Cassandra has no per-key LIMIT): meant for unversioned buckets, where a key has one row, or
-   * two while writers race.
+   * (Cassandra has no per-key LIMIT), at most `limit`: meant for unversioned buckets, where a key
+   * has one row, or two while writers race. When the read was cut (`cut`), a name absent from
+   * `newest` may still have rows; a name present has its newest (its first row in clustering order).
    */
-  async newestOfNames(bucketId: string, parent: string, names: readonly string[]): Promise<Map<string, VersionRow>> {
-    const out = new Map<string, VersionRow>();
-    if (names.length === 0) return out;
+  async newestOfNames(bucketId: string, parent: string, names: readonly string[], options: RowReadOptions = {}, limit?: number): Promise<{ newest: Map<string, VersionRow>; cut: boolean }> {
+    const newest = new Map<string, VersionRow>();
+    if (names.length === 0) return { newest, cut: false };
     const rs = await this.client.execute(
-      `SELECT ${VERSION_COLUMNS} FROM versions WHERE bucket_id = ? AND parent = ? AND name IN ?`,
-      [bucketId, parent, [...names]],
+      `SELECT ${columnsOf(options)} FROM versions WHERE bucket_id = ? AND parent = ? AND name IN ?${limit === undefined ? '' : ' LIMIT ?'}`,
+      limit === undefined ? [bucketId, parent, [...names]] : [bucketId, parent, [...names], limit],
     );
-    // clustering order: name, then newest first, so the first row of each name is its newest
-    for (const r of rs.rows) {
-      const row = versionRowOf(r);
-      if (!out.has(row.name)) out.set(row.name, row);
-    }
-    return out;
+    for (const r of rs.rows) if (!newest.has(str(r['name']))) newest.set(str(r['name']), versionRowOf(r));
+    return { newest, cut: limit !== undefined && rs.rows.length >= limit };
   }
 
   /**

@@ -116,7 +116,7 @@ export class CassandraObjectsService implements ObjectsService {
     const bucket = await this.target(ref, key);
     // One read when the row carries its metadata snapshot (migration 006), else `version_meta` too.
     if (versionId === undefined) {
-      const row = await this.store.newest(bucket.bucketId, key, { body: true });
+      const row = await this.store.newestToServe(bucket, key, { body: true });
       if (!row || row.isGhost) throw noSuchKey(key);
       if (row.isDeleteMarker) throw noSuchKey(key, markerOf(row));
       const meta = await this.store.metaOf(row);

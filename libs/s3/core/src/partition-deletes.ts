@@ -85,7 +85,7 @@ export class PartitionDeletes {
     let targets = names;
     if (kind === 'ghost') {
       // DeleteObject's own read: nothing to hide when the newest row is absent or already a ghost
-      const newest = await this.ms.versions.newestOfNames(bucketId, parent, names);
+      const { newest } = await this.ms.versions.newestOfNames(bucketId, parent, names);
       targets = names.filter((n) => {
         const row = newest.get(n);
         return row !== undefined && !row.isGhost;

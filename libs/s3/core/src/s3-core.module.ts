@@ -8,6 +8,7 @@ import { BUCKETS_SERVICE, MULTIPART_SERVICE, OBJECTS_SERVICE, USERS_SERVICE } fr
 import { createS3Core, S3Core } from './s3-core';
 import { QuotaMetrics } from './quota/quota-metrics';
 import { ConvergenceMetrics } from './convergence-metrics';
+import { ReadGroupMetrics } from './read-group-metrics';
 import { S3CoreSettings } from './s3-core.options';
 import { NoopUsageRecorder, USAGE_RECORDER, UsageRecorder } from './usage';
 
@@ -67,6 +68,7 @@ export class S3CoreModule {
             settings: { indexFlightMs: 2 * db.options.requestTimeoutMs + 1000, ...options.settings },
             quotaMetrics: registry && new QuotaMetrics(registry),
             convergenceMetrics: registry && new ConvergenceMetrics(registry),
+            readGroupMetrics: registry && new ReadGroupMetrics(registry),
           }),
         inject: [Metastore, options.blockManager ?? BLOCK_MANAGER, Clock, JsonLogger, USAGE_RECORDER, CassandraClient, { token: MetricsRegistry, optional: true }],
       },

@@ -1,3 +1,4 @@
+import { defaultNewestReadGroupSettings, type NewestReadGroupSettings } from '@ostore/metastore/data-access';
 import { defaultQuotaLedgerSettings, QuotaLedgerSettings } from './quota/quota-state';
 
 /** Tunables of the S3 core (all optional). */
@@ -76,6 +77,11 @@ export interface S3CoreSettings {
    * pages (a continuation token) instead of costing two queries per level. Infinity: no bound.
    */
   listingLevelBudget: number;
+  /**
+   * GET and HEAD of unversioned buckets: the newest-row reads of keys of one directory asked for at
+   * the same time go to Cassandra as one read (NewestReadGroups; maxKeys 1: each read alone).
+   */
+  newestReadGroups: NewestReadGroupSettings;
 }
 
 export const defaultS3CoreSettings: S3CoreSettings = {
@@ -94,4 +100,5 @@ export const defaultS3CoreSettings: S3CoreSettings = {
   quota: defaultQuotaLedgerSettings,
   indexFlightMs: 25_000,
   listingLevelBudget: 32,
+  newestReadGroups: defaultNewestReadGroupSettings,
 };

@@ -1,6 +1,6 @@
 import type { Clock } from '@ostore/shared/clock';
 import { JsonLogger } from '@ostore/shared/observability';
-import type { Metastore } from '@ostore/metastore/data-access';
+import type { Metastore, NewestReadGroupsSink } from '@ostore/metastore/data-access';
 import type { BlockManager } from '@ostore/storage/blocks';
 import { BucketResolver } from './bucket-resolver';
 import { CassandraBucketsService } from './buckets.service';
@@ -50,6 +50,8 @@ export interface S3CoreDeps {
   quotaMetrics?: QuotaMetricsSink;
   /** Where the version store reports post-commit steps that failed (default: nowhere). */
   convergenceMetrics?: ConvergenceMetricsSink;
+  /** Where GET and HEAD's grouped newest-row reads are reported (default: nowhere). */
+  readGroupMetrics?: NewestReadGroupsSink;
   settings?: Partial<S3CoreSettings>;
 }
 
@@ -68,6 +70,7 @@ export function createS3Core(deps: S3CoreDeps): S3Core {
     logger.forContext(VersionStore.name),
     guard,
     deps.convergenceMetrics,
+    deps.readGroupMetrics,
   );
   const resolver = new BucketResolver(deps.metastore, deps.clock, settings.bucketCacheTtlMs);
   const multipart = new CassandraMultipartService(resolver, store, deps.metastore, logger.forContext(CassandraMultipartService.name));

@@ -1,6 +1,6 @@
 import type { Readable } from 'stream';
 import type { BlockManager, BlockRef, StoredBody } from '@ostore/storage/blocks';
-import type { BlockEntry, IndexRow, Metastore, RowReadOptions, VersionLocator, VersionMetaRow, VersionRow } from '@ostore/metastore/data-access';
+import type { BlockEntry, IndexRow, Metastore, NewestReadGroups, RowReadOptions, VersionLocator, VersionMetaRow, VersionRow } from '@ostore/metastore/data-access';
 import type { BodyVerifier, ByteRange, ChecksumAlgorithm } from './api';
 import type { BucketKey } from './bucket-key';
 import { receiveBody, ReceivedBody, storeBody } from './body';
@@ -29,7 +29,20 @@ export abstract class VersionData {
     private readonly usage: UsageRecorder,
     /** Quota admission and the live ledger (see QuotaGuard). */
     readonly quota: QuotaGuard,
+    /** GET and HEAD's newest-row reads in unversioned buckets, grouped per directory. */
+    private readonly newestReads: NewestReadGroups,
   ) {}
+
+  /**
+   * The newest row of a key for GET and HEAD. In an unversioned bucket, where a key has one row,
+   * read in one Cassandra read with the other keys of its directory asked for at the same time
+   * (NewestReadGroups); a stale cached versioning status costs that read more rows, never a wrong one.
+   */
+  newestToServe(bucket: BucketKey, key: string, options: RowReadOptions = {}): Promise<VersionRow | undefined> {
+    const { parent, name } = splitKey(key);
+    if (bucket.versioning !== 'Unversioned') return this.ms.versions.newest(bucket.bucketId, parent, name, 1, options).then((rows) => rows[0]);
+    return this.newestReads.newest(bucket.bucketId, parent, name, options);
+  }
 
   /** The current time in microseconds (write timestamps). */
   abstract nowMicros(): number;

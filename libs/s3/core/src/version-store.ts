@@ -2,16 +2,9 @@ import { randomUUID } from 'crypto';
 import type { BlockManager } from '@ostore/storage/blocks';
 import type { Clock } from '@ostore/shared/clock';
 import type { ContextLogger } from '@ostore/shared/observability';
-import {
-  BlockEntry,
-  Metastore,
-  NullRowRef,
-  RowExtras,
-  RowReadOptions,
-  VersionLocator,
-  VersionMetaRow,
-  VersionRow,
-} from '@ostore/metastore/data-access';
+import { NewestReadGroups } from '@ostore/metastore/data-access';
+import type { BlockEntry, Metastore, NewestReadGroupsSink, NullRowRef, RowExtras } from '@ostore/metastore/data-access';
+import type { RowReadOptions, VersionLocator, VersionMetaRow, VersionRow } from '@ostore/metastore/data-access';
 import type { ChecksumAlgorithm, ObjectMeta, Owner } from './api';
 import { invalidVersionId, s3err } from './errors';
 import { FolderCache } from './folder-cache';
@@ -139,8 +132,9 @@ export class VersionStore extends VersionData {
     private readonly log: ContextLogger,
     quota: QuotaGuard,
     private readonly convergence: ConvergenceMetricsSink = new NoopConvergenceMetrics(),
+    readGroups?: NewestReadGroupsSink,
   ) {
-    super(ms, blocks, settings, usage, quota);
+    super(ms, blocks, settings, usage, quota, new NewestReadGroups(ms, () => clock.monotonicMs(), settings.newestReadGroups, readGroups));
     this.folderCache = new FolderCache(clock, settings.folderCacheTtlMs);
     this.indexRechecks = new IndexRechecks(clock, settings.indexFlightMs, (b, p, n, floor) => this.reconcileIndex(b, p, n, floor), log);
     this.partitionDeletes = new PartitionDeletes(ms, this, settings.ghostTtlSeconds, log, convergence);

@@ -1,4 +1,4 @@
-import { alice, body, drain, harness, Harness, pattern, put, s3code } from './support';
+import { alice, body, drain, harness, Harness, pattern, put, queriesOf, s3code } from './support';
 
 /**
  * Version rows carry a snapshot of their metadata and a small inline body: GET/HEAD make one
@@ -14,17 +14,6 @@ describe('metadata snapshots in version rows, against a real Cassandra', () => {
   });
   afterAll(() => h.close());
 
-  /** The CQL statements `fn` sends through the core's session. */
-  async function queriesOf<T>(fn: () => Promise<T>): Promise<{ result: T; cql: string[] }> {
-    const spy = jest.spyOn(h.client, 'execute');
-    try {
-      const result = await fn();
-      return { result, cql: spy.mock.calls.map((c) => String(c[0])) };
-    } finally {
-      spy.mockRestore();
-    }
-  }
-
   const putWith = (key: string, data: Buffer, meta: Parameters<typeof h.core.objects.put>[0]['meta']) =>
     h.core.objects.put({ bucket: 'snaps', key, owner: alice, body: body(data), checksumAlgorithms: ['CRC32'], meta });
   const putWithMeta = (key: string, data: Buffer) =>
@@ -34,7 +23,7 @@ describe('metadata snapshots in version rows, against a real Cassandra', () => {
     const data = pattern(4096, 7);
     const put1 = await putWithMeta('dir/small', data);
     await h.core.buckets.resolve('snaps'); // the bucket row is cached from here on
-    const { result: v, cql } = await queriesOf(() => h.core.objects.head('snaps', 'dir/small'));
+    const { result: v, cql } = await queriesOf(h.client, () => h.core.objects.head('snaps', 'dir/small'));
     expect(cql).toHaveLength(1);
     expect(cql[0]).toMatch(/FROM versions WHERE/);
     expect(v).toMatchObject({
@@ -43,14 +32,14 @@ describe('metadata snapshots in version rows, against a real Cassandra', () => {
       checksums: { CRC32: put1.checksums.CRC32 },
       meta: { contentType: 'text/x-snap', userMeta: { colour: 'blue' }, tags: { t: '1' }, acl: 'public-read' },
     });
-    const read = await queriesOf(async () => drain(await h.core.objects.openBody(v)));
+    const read = await queriesOf(h.client, async () => drain(await h.core.objects.openBody(v)));
     expect(read.cql).toEqual([]);
     expect(read.result.equals(data)).toBe(true);
     // the body is stored once: in the row, not also in version_meta
     expect((await h.ms.versions.readMeta(v.manifestId!, { inlineBody: true }))?.inlineBody).toBeUndefined();
 
     // by version id too
-    const byId = await queriesOf(() => h.core.objects.head('snaps', 'dir/small', put1.versionId));
+    const byId = await queriesOf(h.client, () => h.core.objects.head('snaps', 'dir/small', put1.versionId));
     expect(byId.cql.filter((q) => /version_meta/.test(q))).toEqual([]);
     expect(byId.result.meta.tags).toEqual({ t: '1' });
   });
@@ -58,13 +47,13 @@ describe('metadata snapshots in version rows, against a real Cassandra', () => {
   it('reads version_meta for bodies over the snapshot limit, and for block-stored bodies only the metadata', async () => {
     const inline = pattern(9000, 3); // inline (<= 64 KiB) but over the 8 KiB snapshot limit
     await putWithMeta('big-inline', inline);
-    const a = await queriesOf(() => h.core.objects.head('snaps', 'big-inline'));
+    const a = await queriesOf(h.client, () => h.core.objects.head('snaps', 'big-inline'));
     expect(a.cql.some((q) => /FROM version_meta/.test(q))).toBe(true);
     expect((await drain(await h.core.objects.openBody(a.result))).equals(inline)).toBe(true);
 
     const big = pattern(100 * 1024, 5); // blocks
     await putWithMeta('blocks', big);
-    const b = await queriesOf(() => h.core.objects.head('snaps', 'blocks'));
+    const b = await queriesOf(h.client, () => h.core.objects.head('snaps', 'blocks'));
     expect(b.cql).toHaveLength(1);
     expect(b.result.meta).toMatchObject({ contentType: 'text/x-snap', tags: { t: '1' } });
     expect((await drain(await h.core.objects.openBody(b.result))).equals(big)).toBe(true);
@@ -126,7 +115,7 @@ describe('metadata snapshots in version rows, against a real Cassandra', () => {
 
     it('PUT writes no version_meta row; HEAD, GET and GetObjectTagging answer from the row', async () => {
       const data = pattern(3000, 3);
-      const { result: put1, cql } = await queriesOf(() => plain('row-only/a', data));
+      const { result: put1, cql } = await queriesOf(h.client, () => plain('row-only/a', data));
       expect(cql.filter((q) => /version_meta/.test(q))).toEqual([]);
       const v = await h.core.objects.head('snaps', 'row-only/a');
       expect(await h.ms.versions.readMeta(v.manifestId!)).toBeUndefined();
@@ -144,13 +133,13 @@ describe('metadata snapshots in version rows, against a real Cassandra', () => {
     });
 
     it('an empty object (a folder marker) is stored in its row too: PUT writes no version_meta, GET reads nothing more', async () => {
-      const { result: put1, cql } = await queriesOf(() => plain('row-only/folder/', Buffer.alloc(0)));
+      const { result: put1, cql } = await queriesOf(h.client, () => plain('row-only/folder/', Buffer.alloc(0)));
       expect(cql.filter((q) => /version_meta|version_blocks/.test(q))).toEqual([]);
-      const head1 = await queriesOf(() => h.core.objects.head('snaps', 'row-only/folder/'));
+      const head1 = await queriesOf(h.client, () => h.core.objects.head('snaps', 'row-only/folder/'));
       expect(head1.cql).toHaveLength(1);
       expect(head1.result).toMatchObject({ versionId: put1.versionId, size: 0, etag: '"d41d8cd98f00b204e9800998ecf8427e"' });
       expect(head1.result.meta).toMatchObject({ contentType: 'text/x-plain', userMeta: { colour: 'red' } });
-      const read = await queriesOf(async () => drain(await h.core.objects.openBody(head1.result)));
+      const read = await queriesOf(h.client, async () => drain(await h.core.objects.openBody(head1.result)));
       expect(read.cql).toEqual([]);
       expect(read.result).toHaveLength(0);
       expect(await h.ms.versions.readMeta(head1.result.manifestId!)).toBeUndefined();
@@ -165,7 +154,7 @@ describe('metadata snapshots in version rows, against a real Cassandra', () => {
       const data = pattern(3000, 9);
       await plain('row-only/copy-src', data);
       await h.core.buckets.resolve('snaps');
-      const { result: copied, cql } = await queriesOf(() =>
+      const { result: copied, cql } = await queriesOf(h.client, () =>
         h.core.objects.copy({ bucket: 'snaps', key: 'row-only/copy-dst', owner: alice, source: { bucket: 'snaps', key: 'row-only/copy-src' }, metadataDirective: 'COPY', meta: { userMeta: {} } }),
       );
       expect(copied.size).toBe(3000);
@@ -176,7 +165,7 @@ describe('metadata snapshots in version rows, against a real Cassandra', () => {
 
       // UploadPartCopy of it neither
       const upload = await h.core.multipart.create({ bucket: 'snaps', key: 'row-only/copy-mp', owner: alice, meta: { userMeta: {} } });
-      const partCopy = await queriesOf(() =>
+      const partCopy = await queriesOf(h.client, () =>
         h.core.multipart.uploadPartCopy({ bucket: 'snaps', key: 'row-only/copy-mp', uploadId: upload.uploadId, partNumber: 1, source: { bucket: 'snaps', key: 'row-only/copy-src' } }),
       );
       expect(partCopy.cql.filter((q) => /FROM version_blocks|FROM version_meta/.test(q))).toEqual([]);
@@ -227,7 +216,7 @@ describe('metadata snapshots in version rows, against a real Cassandra', () => {
     expect(await h.ms.versions.readMeta(row.vid)).toBeUndefined();
     await h.ms.versions.insertMetaIfAbsent(row.snapshot!);
     await h.ms.versions.dropSnapshot(row, Date.now() * 1000);
-    const { result: v, cql } = await queriesOf(() => h.core.objects.head('snaps', 'plain'));
+    const { result: v, cql } = await queriesOf(h.client, () => h.core.objects.head('snaps', 'plain'));
     expect(cql.some((q) => /FROM version_meta/.test(q))).toBe(true);
     expect((await drain(await h.core.objects.openBody(v))).toString()).toBe('plain body');
   });

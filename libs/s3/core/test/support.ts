@@ -18,6 +18,8 @@ export interface Harness {
   convergenceFailures: ConvergenceStep[];
   /** How many null versions the core left to the scan (nullConvergence 'scan'). */
   convergenceDeferred: { count: number };
+  /** GET/HEAD's newest-row reads: keys per Cassandra read, and keys read again alone. */
+  readGroups: { keys: number[]; fallbacks: number };
   /** A second "gateway" on the same keyspace (own session, own VersionClock). */
   another(): Promise<S3Core>;
   close(): Promise<void>;
@@ -31,6 +33,17 @@ export async function harness(label: string, settings: Partial<S3CoreSettings> =
     logLevel: process.env.LOG_LEVEL,
   });
   return { ...fixture, another: async () => (await fixture.another()).core };
+}
+
+/** The CQL statements `fn` sends through `client` (a core's session), and what it returned. */
+export async function queriesOf<T>(client: CassandraClient, fn: () => Promise<T>): Promise<{ result: T; cql: string[] }> {
+  const spy = jest.spyOn(client, 'execute');
+  try {
+    const result = await fn();
+    return { result, cql: spy.mock.calls.map((c) => String(c[0])) };
+  } finally {
+    spy.mockRestore();
+  }
 }
 
 /** Expects an S3DomainError with this code (and returns what it said). */

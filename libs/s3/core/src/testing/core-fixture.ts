@@ -46,6 +46,8 @@ export interface CoreFixture<C extends Clock = Clock> extends CoreNode {
   convergenceFailures: ConvergenceStep[];
   /** How many null versions any node left to the scan (nullConvergence 'scan'). */
   convergenceDeferred: { count: number };
+  /** GET/HEAD's newest-row reads of every node (NewestReadGroupsSink): keys per Cassandra read, and keys read again alone. */
+  readGroups: { keys: number[]; fallbacks: number };
   /** Another node on the same keyspace, clock and usage list. */
   another(): Promise<CoreNode>;
   /** Shuts every session of the fixture down. */
@@ -66,6 +68,7 @@ export async function newCoreFixture<C extends Clock = SystemClock>(
   const usage: UsageEvent[] = [];
   const convergenceFailures: ConvergenceStep[] = [];
   const convergenceDeferred = { count: 0 };
+  const readGroups = { keys: [] as number[], fallbacks: 0 };
   const node = async (): Promise<CoreNode> => {
     const client = new CassandraClient(cassandraOptions(keyspace));
     await client.connect();
@@ -88,6 +91,7 @@ export async function newCoreFixture<C extends Clock = SystemClock>(
       logger,
       usage: { record: (e) => usage.push(e) },
       convergenceMetrics: { failed: (step) => convergenceFailures.push(step), deferred: () => convergenceDeferred.count++ },
+      readGroupMetrics: { read: (keys) => readGroups.keys.push(keys), fallback: () => readGroups.fallbacks++ },
       settings: options.settings,
     });
     return { core, ms, client, blocks };
@@ -100,6 +104,7 @@ export async function newCoreFixture<C extends Clock = SystemClock>(
     usage,
     convergenceFailures,
     convergenceDeferred,
+    readGroups,
     another: node,
     close: async () => {
       await Promise.all(sessions.map((s) => s.shutdown()));
