@@ -314,6 +314,13 @@ export function positiveIntFlag(argv: string[], name: string, fallback: number):
   return v;
 }
 
+/** Removes a value-less `flag` from `argv`; whether it was there. */
+export function takeFlag(argv: string[], flag: string): boolean {
+  const i = argv.indexOf(flag);
+  if (i >= 0) argv.splice(i, 1);
+  return i >= 0;
+}
+
 /** Removes `flag` and its value from `argv` and returns the value (undefined when absent). */
 export function takeOption(argv: string[], flag: string): string | undefined {
   const i = argv.indexOf(flag);

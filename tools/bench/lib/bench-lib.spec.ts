@@ -100,6 +100,14 @@ describe('warp', () => {
     expect(args.join(' ')).toContain('--objects 2500');
     expect(args).not.toContain('--autoterm');
     expect(args).not.toContain('--obj.randsize');
+    expect(args).not.toContain('--noprefix'); // one prefix per client thread, warp's default
+  });
+
+  it('puts every object in the bucket root only when asked (vs-minio --warp-noprefix)', () => {
+    const target = { host: '127.0.0.1:9000', accessKey: 'AK', secretKey: 'SK', region: 'us-east-1' };
+    const base = { op: 'get' as const, bucket: 'b', objectSize: '4KiB', concurrent: 32, durationSec: 30, disableMultipart: true, unsignedPayload: true, benchdata: '/tmp/x' };
+    expect(warpArgs(target, { ...base, noPrefix: true })).toContain('--noprefix');
+    expect(warpArgs(target, { ...base, noPrefix: false })).not.toContain('--noprefix');
   });
 });
 

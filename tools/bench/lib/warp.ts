@@ -100,6 +100,8 @@ export interface WarpRunOptions {
   disableMultipart: boolean;
   /** UNSIGNED-PAYLOAD instead of streaming-signed (aws-chunked) bodies over plain HTTP. */
   unsignedPayload: boolean;
+  /** Every object in the bucket's root (warp --noprefix) instead of one prefix per client thread. */
+  noPrefix?: boolean;
   benchdata: string;
 }
 
@@ -127,6 +129,7 @@ export function warpArgs(t: WarpTarget, o: WarpRunOptions): string[] {
   }
   if (o.disableMultipart) args.push('--disable-multipart');
   if (o.unsignedPayload) args.push('--disable-sha256-payload');
+  if (o.noPrefix) args.push('--noprefix');
   return args;
 }
 

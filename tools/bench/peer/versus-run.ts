@@ -1,6 +1,6 @@
 /**
  * `npm run bench -- vs-minio [--rounds 3] [--phase-duration 10s] [--list-objects 100000]
- * [--only put4k,get4k,...] [--label L] [--warmup 30s] [--delete-requests 5] [gateway options]`: OStore's gateway (on the local stack) and a
+ * [--only put4k,get4k,...] [--label L] [--warmup 30s] [--delete-requests 5] [--warp-noprefix] [gateway options]`: OStore's gateway (on the local stack) and a
  * single-node MinIO on the same machine, driven by the same clients, phase by phase in alternating
  * order (OStore first in odd rounds, MinIO first in even ones), with CPU per operation split by
  * process. After each OStore phase the bench waits (`--settle S`, default 120 s, 0: off) until
@@ -24,7 +24,7 @@ import { S3Client } from '@aws-sdk/client-s3';
 import { Bench, log, REGION, WORK_DIR } from '../harness/bench';
 import { startEnvironment } from '../harness/environment';
 import { GatewayProcess } from '../lib/gateway';
-import { parseArgs, takeOption } from '../lib/args';
+import { parseArgs, takeFlag, takeOption } from '../lib/args';
 import { ensureBucket, sdkClient } from '../lib/sdk-load';
 import { parseDuration } from '../lib/units';
 import { findWarp, liveChildren, runWarp } from '../lib/warp';
@@ -61,6 +61,11 @@ interface Options {
   warmupMs: number;
   /** DeleteObjects requests of 1,000 keys per peer and round (`--delete-requests`). */
   deleteRequests: number;
+  /**
+   * warp's objects all in one directory, the bucket's root (`--warp-noprefix`: warp --noprefix), as
+   * an app's hot folder; by default warp gives each of its client threads a prefix of its own.
+   */
+  warpNoPrefix: boolean;
   /** The environment of the second OStore gateway (`--ab-gateway-env`, repeatable); none: no OStore-B. */
   abGatewayEnv?: Record<string, string>;
   /** Another checkout whose built gateway OStore-B runs (`--ab-gateway-root`): two builds in one run. */
@@ -92,7 +97,7 @@ const MiB = 1024 * 1024;
 const PHASES = ['put4k', 'get4k', 'mixed', 'put64m', 'get64m', 'list', 'delete'] as const;
 type Phase = (typeof PHASES)[number];
 
-async function warpPhase(bench: Bench, warp: string, peer: Peer, cpu: CpuTimeline, phase: Phase, round: number, o: { op: 'put' | 'get' | 'mixed'; size: number; concurrent: number; objects?: number; durationMs: number }): Promise<Omit<PhaseRun, 'peer' | 'round' | 'phase' | 'loadavg'>> {
+async function warpPhase(bench: Bench, warp: string, peer: Peer, cpu: CpuTimeline, phase: Phase, round: number, o: { op: 'put' | 'get' | 'mixed'; size: number; concurrent: number; objects?: number; durationMs: number; noPrefix: boolean }): Promise<Omit<PhaseRun, 'peer' | 'round' | 'phase' | 'loadavg'>> {
   const bucket = `vs-${bench.bucketTag}-${peer.name.toLowerCase()}-${phase}-${round}`;
   await ensureBucket(peer.client, bucket);
   const r = await runWarp(warp, { host: peer.host, accessKey: peer.accessKey, secretKey: peer.secretKey, region: REGION }, {
@@ -104,6 +109,7 @@ async function warpPhase(bench: Bench, warp: string, peer: Peer, cpu: CpuTimelin
     objects: o.objects,
     disableMultipart: true,
     unsignedPayload: true,
+    noPrefix: o.noPrefix,
     benchdata: join(WORK_DIR, bench.runStamp, `${peer.name}-${phase}-${round}`),
   });
   const tot = r.totals;
@@ -146,15 +152,15 @@ async function runPhase(bench: Bench, warp: string, peer: Peer, cpu: CpuTimeline
   const d = o.phaseMs;
   switch (phase) {
     case 'put4k':
-      return warpPhase(bench, warp, peer, cpu, phase, round, { op: 'put', size: 4 * KiB, concurrent: 32, durationMs: d });
+      return warpPhase(bench, warp, peer, cpu, phase, round, { op: 'put', size: 4 * KiB, concurrent: 32, durationMs: d, noPrefix: o.warpNoPrefix });
     case 'get4k':
-      return warpPhase(bench, warp, peer, cpu, phase, round, { op: 'get', size: 4 * KiB, concurrent: 32, objects: 2500, durationMs: d });
+      return warpPhase(bench, warp, peer, cpu, phase, round, { op: 'get', size: 4 * KiB, concurrent: 32, objects: 2500, durationMs: d, noPrefix: o.warpNoPrefix });
     case 'mixed':
-      return warpPhase(bench, warp, peer, cpu, phase, round, { op: 'mixed', size: 4 * KiB, concurrent: 32, objects: 2500, durationMs: d });
+      return warpPhase(bench, warp, peer, cpu, phase, round, { op: 'mixed', size: 4 * KiB, concurrent: 32, objects: 2500, durationMs: d, noPrefix: o.warpNoPrefix });
     case 'put64m':
-      return warpPhase(bench, warp, peer, cpu, phase, round, { op: 'put', size: 64 * MiB, concurrent: 4, durationMs: d });
+      return warpPhase(bench, warp, peer, cpu, phase, round, { op: 'put', size: 64 * MiB, concurrent: 4, durationMs: d, noPrefix: o.warpNoPrefix });
     case 'get64m':
-      return warpPhase(bench, warp, peer, cpu, phase, round, { op: 'get', size: 64 * MiB, concurrent: 4, objects: 8, durationMs: d });
+      return warpPhase(bench, warp, peer, cpu, phase, round, { op: 'get', size: 64 * MiB, concurrent: 4, objects: 8, durationMs: d, noPrefix: o.warpNoPrefix });
     case 'list':
       return sdkPhase(cpu, () => listLoop(peer.client, listBucket(bench, peer), peer.listKeys, { pageSize: 1000, concurrency: 4, durationMs: d }));
     case 'delete': {
@@ -248,6 +254,7 @@ export async function main(argvIn: string[]): Promise<number> {
     // no --warmup: none (parseDuration takes positive durations only)
     warmupMs: warmup === undefined ? 0 : parseDuration(warmup),
     deleteRequests: Number(takeOption(argv, '--delete-requests') ?? 5),
+    warpNoPrefix: takeFlag(argv, '--warp-noprefix'),
     abGatewayEnv: takeAbEnv(argv),
     abGatewayRoot: takeOption(argv, '--ab-gateway-root'),
   };
