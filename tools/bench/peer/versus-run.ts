@@ -150,17 +150,19 @@ async function sdkPhase(cpu: CpuTimeline, run: () => Promise<{ ops: number; erro
 
 async function runPhase(bench: Bench, warp: string, peer: Peer, cpu: CpuTimeline, phase: Phase, round: number, o: Options) {
   const d = o.phaseMs;
+  const warpRun = (w: { op: 'put' | 'get' | 'mixed'; size: number; concurrent: number; objects?: number }) =>
+    warpPhase(bench, warp, peer, cpu, phase, round, { ...w, durationMs: d, noPrefix: o.warpNoPrefix });
   switch (phase) {
     case 'put4k':
-      return warpPhase(bench, warp, peer, cpu, phase, round, { op: 'put', size: 4 * KiB, concurrent: 32, durationMs: d, noPrefix: o.warpNoPrefix });
+      return warpRun({ op: 'put', size: 4 * KiB, concurrent: 32 });
     case 'get4k':
-      return warpPhase(bench, warp, peer, cpu, phase, round, { op: 'get', size: 4 * KiB, concurrent: 32, objects: 2500, durationMs: d, noPrefix: o.warpNoPrefix });
+      return warpRun({ op: 'get', size: 4 * KiB, concurrent: 32, objects: 2500 });
     case 'mixed':
-      return warpPhase(bench, warp, peer, cpu, phase, round, { op: 'mixed', size: 4 * KiB, concurrent: 32, objects: 2500, durationMs: d, noPrefix: o.warpNoPrefix });
+      return warpRun({ op: 'mixed', size: 4 * KiB, concurrent: 32, objects: 2500 });
     case 'put64m':
-      return warpPhase(bench, warp, peer, cpu, phase, round, { op: 'put', size: 64 * MiB, concurrent: 4, durationMs: d, noPrefix: o.warpNoPrefix });
+      return warpRun({ op: 'put', size: 64 * MiB, concurrent: 4 });
     case 'get64m':
-      return warpPhase(bench, warp, peer, cpu, phase, round, { op: 'get', size: 64 * MiB, concurrent: 4, objects: 8, durationMs: d, noPrefix: o.warpNoPrefix });
+      return warpRun({ op: 'get', size: 64 * MiB, concurrent: 4, objects: 8 });
     case 'list':
       return sdkPhase(cpu, () => listLoop(peer.client, listBucket(bench, peer), peer.listKeys, { pageSize: 1000, concurrency: 4, durationMs: d }));
     case 'delete': {

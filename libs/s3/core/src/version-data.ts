@@ -39,9 +39,15 @@ export abstract class VersionData {
    * (NewestReadGroups); a stale cached versioning status costs that read more rows, never a wrong one.
    */
   newestToServe(bucket: BucketKey, key: string, options: RowReadOptions = {}): Promise<VersionRow | undefined> {
+    if (bucket.versioning !== 'Unversioned') return this.newest(bucket.bucketId, key, options);
     const { parent, name } = splitKey(key);
-    if (bucket.versioning !== 'Unversioned') return this.ms.versions.newest(bucket.bucketId, parent, name, 1, options).then((rows) => rows[0]);
     return this.newestReads.newest(bucket.bucketId, parent, name, options);
+  }
+
+  /** The newest row of a key (markers and ghosts included). */
+  async newest(bucketId: string, key: string, options: RowReadOptions = {}): Promise<VersionRow | undefined> {
+    const { parent, name } = splitKey(key);
+    return (await this.ms.versions.newest(bucketId, parent, name, 1, options))[0];
   }
 
   /** The current time in microseconds (write timestamps). */

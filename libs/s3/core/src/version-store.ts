@@ -357,12 +357,6 @@ export class VersionStore extends VersionData {
     this.log.warn('index repair did not settle; the next write of the key repairs it', { bucketId, parent, name });
   }
 
-  /** The newest row of a key (markers and ghosts included). */
-  async newest(bucketId: string, key: string, options: RowReadOptions = {}): Promise<VersionRow | undefined> {
-    const { parent, name } = splitKey(key);
-    return (await this.ms.versions.newest(bucketId, parent, name, 1, options))[0];
-  }
-
   /**
    * The row a version id names: 'null' is the key's newest null row (not a ghost); other ids are
    * decoded to (vts, vid) and read directly. InvalidArgument for ids that are not ours.
