@@ -1,4 +1,5 @@
 import { QueueName } from '@ostore/queue/contracts';
+import { SystemClock } from '@ostore/shared/clock';
 import { BatchResult, PartitionProgress, runBatch } from './batch-runner';
 import { PauseState } from './pause-state';
 import {
@@ -17,6 +18,8 @@ import {
 } from './queue';
 import { QueueMetrics } from './queue.metrics';
 import { TokenBucket } from './token-bucket';
+
+const SYSTEM_CLOCK = new SystemClock();
 
 /** One batch a backend fetched, with what only the backend knows: how to commit, when to stop. */
 export interface FetchedBatch {
@@ -178,7 +181,8 @@ export abstract class SubscriptionShell<
     if (!rate) return undefined;
     let limiter = this.limiters.get(partition);
     if (!limiter) {
-      limiter = new TokenBucket(rate);
+      const clock = this.settings.clock ?? SYSTEM_CLOCK;
+      limiter = new TokenBucket(rate, undefined, () => clock.monotonicMs());
       this.limiters.set(partition, limiter);
     }
     return limiter;

@@ -1,5 +1,6 @@
 import { BeforeApplicationShutdown, DynamicModule, Global, Inject, Injectable, Module } from '@nestjs/common';
 import { CassandraClient } from '@ostore/shared/cassandra';
+import { Clock } from '@ostore/shared/clock';
 import { JsonLogger, MetricsRegistry } from '@ostore/shared/observability';
 import { CassandraQueueConsumer } from './cassandra/cassandra-queue.consumer';
 import { CassandraQueueConsumerSettings, CassandraQueueSettings } from './cassandra/cassandra-queue.options';
@@ -10,7 +11,7 @@ import { KafkaModule } from './kafka.module';
 import { KafkaOptions } from './kafka.options';
 import { KafkaQueueConsumer, KafkaQueueConsumerSettings } from './kafka/kafka-queue.consumer';
 import { KafkaQueueProducer } from './kafka/kafka-queue.producer';
-import { QueueConsumer, QueueLog, QueueProducer, silentLog } from './queue';
+import { QueueConsumer, QueueConsumerSettings, QueueLog, QueueProducer, silentLog } from './queue';
 import { QueueMetrics } from './queue.metrics';
 
 /** Values of the QUEUE_BACKEND switch (seed 000: a feature toggle moved a cluster's queue to Kafka). */
@@ -32,6 +33,11 @@ export type QueueModuleOptions =
     };
 
 const QUEUE_LOG = Symbol('QUEUE_LOG');
+
+/** The app's Clock (ClockModule) for the consumer's rate limiters, unless the settings name one. */
+function withClock<S extends QueueConsumerSettings>(settings: S, clock: Clock | undefined): S {
+  return settings.clock || !clock ? settings : { ...settings, clock };
+}
 
 @Injectable()
 class QueueLifecycle implements BeforeApplicationShutdown {
@@ -83,9 +89,9 @@ export class QueueModule {
           },
           {
             provide: QueueConsumer,
-            useFactory: (c: KafkaClient, m: QueueMetrics, log: QueueLog) =>
-              new KafkaQueueConsumer(c, options.consumer, m, log),
-            inject: [KafkaClient, QueueMetrics, QUEUE_LOG],
+            useFactory: (c: KafkaClient, m: QueueMetrics, log: QueueLog, clock?: Clock) =>
+              new KafkaQueueConsumer(c, withClock(options.consumer, clock), m, log),
+            inject: [KafkaClient, QueueMetrics, QUEUE_LOG, { token: Clock, optional: true }],
           },
         ],
         exports,
@@ -107,9 +113,9 @@ export class QueueModule {
         },
         {
           provide: QueueConsumer,
-          useFactory: (r: CassandraQueueRepository, m: QueueMetrics, log: QueueLog) =>
-            new CassandraQueueConsumer(r, options.cassandra, options.consumer, m, log),
-          inject: [CassandraQueueRepository, QueueMetrics, QUEUE_LOG],
+          useFactory: (r: CassandraQueueRepository, m: QueueMetrics, log: QueueLog, clock?: Clock) =>
+            new CassandraQueueConsumer(r, options.cassandra, withClock(options.consumer, clock), m, log),
+          inject: [CassandraQueueRepository, QueueMetrics, QUEUE_LOG, { token: Clock, optional: true }],
         },
       ],
       exports,

@@ -1,4 +1,5 @@
 import { QueueName } from '@ostore/queue/contracts';
+import { Clock } from '@ostore/shared/clock';
 
 /** One message as a consumer sees it. */
 export interface QueueMessage {
@@ -110,6 +111,8 @@ export interface QueueConsumerSettings {
   commitIntervalMs?: number;
   /** How long `stop()` lets running handlers finish before aborting their signal. Default 10000. */
   drainTimeoutMs?: number;
+  /** The time the per-partition rate limiters measure (its monotonicMs). Default: the system clock. */
+  clock?: Clock;
 }
 
 export const DEFAULT_MAX_BATCH_SIZE = 100;
