@@ -29,6 +29,7 @@ export class AppModule {
       cold: { fsRoot: resolve(config.blocks.coldDir) },
       blockSize: config.blocks.blockSize,
       readSize: config.blocks.readSize,
+      writeBufferBytes: config.blocks.writeBufferBytes,
       inFlightTtlSeconds: config.blocks.inFlightTtlSeconds,
       gcGraceMs: config.blocks.gcGraceMs,
       gcIntervalMs: config.blocks.gcIntervalMs,

@@ -4,7 +4,7 @@ import { USAGE_DELTA_MODES, UsageConfig, usageConfigOf } from '@ostore/queue/dat
 import { BaseConfig, baseEnvSchema, toBaseConfig } from '@ostore/shared/runtime';
 import { ACCESS_KEY_ID_PATTERN, MAX_ACCESS_KEY_ID_LENGTH, MAX_USER_ID_LENGTH, USER_ID_PATTERN } from '@ostore/s3/core';
 import { SSE_ENV, SseConfig, sseConfigOf } from './sse.config';
-import { DEFAULT_READ_SIZE, type DirectIoMode } from '@ostore/storage/blocks';
+import { DEFAULT_READ_SIZE, DEFAULT_WRITE_BUFFER_BYTES, type DirectIoMode } from '@ostore/storage/blocks';
 
 /** Words that mark a token copied from an example rather than generated (e.g. `REPLACE-ME-with-a-long-random-token`). */
 const PLACEHOLDER_WORDS = ['replace', 'changeme', 'change-me', 'change_me', 'placeholder', 'example', 'your-token', 'yourtoken', 'dummy', 'insecure', 'password', 'secret'];
@@ -105,6 +105,8 @@ const schema = baseEnvSchema
     BLOCK_SIZE_BYTES: envVar.int(8 * 1024 * 1024, 64 * 1024, 64 * 1024 * 1024),
     /** The unit a GET reads a block in (the response streams it a read at a time, one read ahead). */
     BLOCK_READ_SIZE_BYTES: envVar.int(DEFAULT_READ_SIZE, 64 * 1024, 16 * 1024 * 1024),
+    /** Shared memory kept for the blocks of bodies being written (at least two blocks' worth is used). */
+    BLOCK_WRITE_BUFFER_BYTES: envVar.int(DEFAULT_WRITE_BUFFER_BYTES, 1024 * 1024, 16 * 1024 * 1024 * 1024),
     BLOCK_COLD_DIR: envVar.string('.stack/blocks-cold'),
     BLOCK_GC_INTERVAL_SECONDS: envVar.int(60, 1, 86400),
     /** In-flight blocks carry a status TTL: an upload must finish within it. */
@@ -175,7 +177,7 @@ export interface GatewayConfig extends BaseConfig {
   };
   /** The admin API: its token (none: the API is off) and its own listener (no port: the management port). */
   admin: { token?: string; host: string; port: number; statsUrl?: string };
-  blocks: { store: 'fs' | 'cassandra'; dir: string; fsDirectIo: DirectIoMode; coldDir: string; blockSize: number; readSize: number; gcIntervalMs: number; inFlightTtlSeconds: number; gcGraceMs: number };
+  blocks: { store: 'fs' | 'cassandra'; dir: string; fsDirectIo: DirectIoMode; coldDir: string; blockSize: number; readSize: number; writeBufferBytes: number; gcIntervalMs: number; inFlightTtlSeconds: number; gcGraceMs: number };
   /** The usage delta publisher (USAGE_*); `sourceHost` is this host's name (the pod name). */
   usage: UsageConfig;
   /** Server-side encryption: master keys, SSE-C over HTTP (S3_SSE_*). */
@@ -229,6 +231,7 @@ export function loadGatewayConfig(env: Record<string, string | undefined> = proc
       coldDir: parsed.BLOCK_COLD_DIR,
       blockSize: parsed.BLOCK_SIZE_BYTES,
       readSize: parsed.BLOCK_READ_SIZE_BYTES,
+      writeBufferBytes: parsed.BLOCK_WRITE_BUFFER_BYTES,
       gcIntervalMs: parsed.BLOCK_GC_INTERVAL_SECONDS * 1000,
       inFlightTtlSeconds: parsed.BLOCK_IN_FLIGHT_TTL_SECONDS,
       gcGraceMs: (parsed.BLOCK_GC_GRACE_SECONDS ?? parsed.BLOCK_IN_FLIGHT_TTL_SECONDS) * 1000,

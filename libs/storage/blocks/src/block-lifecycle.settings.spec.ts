@@ -1,4 +1,5 @@
 import { DEFAULT_BLOCK_SIZE, resolveBlockLifecycle } from './block-lifecycle.settings';
+import { sharedBuffersFor } from './cassandra-block-manager';
 
 describe(resolveBlockLifecycle.name, () => {
   it('defaults to 8 MiB blocks, a 1 h in-flight TTL and a grace equal to it', () => {
@@ -12,5 +13,12 @@ describe(resolveBlockLifecycle.name, () => {
     expect(() => resolveBlockLifecycle({ blockSize: 0, gcShards: 1.5, candidateTtlSeconds: 3600 })).toThrow(
       /blockSize.*gcShards.*candidateTtlSeconds/,
     );
+  });
+
+  it('turns the write buffer memory into whole blocks, never fewer than one body needs', () => {
+    expect(sharedBuffersFor(resolveBlockLifecycle())).toBe(12); // 96 MiB of 8 MiB blocks
+    expect(sharedBuffersFor(resolveBlockLifecycle({ writeBufferBytes: 100 * 2 ** 20, blockSize: 16 * 2 ** 20 }))).toBe(6);
+    expect(sharedBuffersFor(resolveBlockLifecycle({ writeBufferBytes: 2 ** 20 }))).toBe(2);
+    expect(() => resolveBlockLifecycle({ writeBufferBytes: 0 })).toThrow(/writeBufferBytes/);
   });
 });

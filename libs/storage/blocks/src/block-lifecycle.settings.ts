@@ -26,6 +26,13 @@ export interface BlockLifecycleOptions {
    * 2026-12-06-vs-minio.s35-ab-readsize.md). A range is read as it is, never rounded up.
    */
   readSize?: number;
+  /**
+   * Shared memory for the blocks of bodies being written (default 96 MiB, 12 blocks of 8 MiB): the
+   * pool of BlockBufferPool, kept for reuse once used. A block beyond it is held in ordinary memory
+   * and hashed through a copy to the MD5 threads (`ostore_block_write_buffer_overflows_total`).
+   * Each body being written holds at most two blocks; size it for the parts written at once.
+   */
+  writeBufferBytes?: number;
   /** Blocks handled in parallel by addRefs/releaseRefs/discard and by a GC bucket (default 8). */
   concurrency?: number;
   /** Compare-and-set attempts on one block before giving up with BlockContentionError (default 16). */
@@ -36,6 +43,7 @@ export type BlockLifecycleSettings = Required<BlockLifecycleOptions>;
 
 export const DEFAULT_BLOCK_SIZE = 8 * 1024 * 1024;
 export const DEFAULT_READ_SIZE = 4 * 1024 * 1024;
+export const DEFAULT_WRITE_BUFFER_BYTES = 96 * 1024 * 1024;
 
 /** Fills in defaults and rejects inconsistent settings with one message listing every problem. */
 export function resolveBlockLifecycle(options: BlockLifecycleOptions = {}): BlockLifecycleSettings {
@@ -47,6 +55,7 @@ export function resolveBlockLifecycle(options: BlockLifecycleOptions = {}): Bloc
     candidateTtlSeconds: options.candidateTtlSeconds ?? 3 * 24 * 3600,
     gcShards: options.gcShards ?? 16,
     readSize: options.readSize ?? DEFAULT_READ_SIZE,
+    writeBufferBytes: options.writeBufferBytes ?? DEFAULT_WRITE_BUFFER_BYTES,
     concurrency: options.concurrency ?? 8,
     casAttempts: options.casAttempts ?? 16,
   };

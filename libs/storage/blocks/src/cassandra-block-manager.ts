@@ -15,6 +15,11 @@ import { pieces, planRange } from './range';
 import { idleBuffersFor, lendChunks, ReadBufferPool } from './read-buffers';
 import { BlockState, BlockStateRepository, hourBucketOf } from './state/block-state.repository';
 
+/** How many block buffers `writeBufferBytes` holds: at least two, one body's pipeline. */
+export function sharedBuffersFor(settings: Pick<BlockLifecycleSettings, 'blockSize' | 'writeBufferBytes'>): number {
+  return Math.max(2, Math.floor(settings.writeBufferBytes / settings.blockSize));
+}
+
 /** A block's trusted status, as `inspect` reports it. */
 export type BlockInfo = Omit<BlockState, 'firstRef'> & { referenced: boolean };
 
@@ -55,7 +60,11 @@ export class CassandraBlockManager implements BlockManager {
     logger: JsonLogger,
   ) {
     this.log = logger.forContext(CassandraBlockManager.name);
-    this.buffers = new BlockBufferPool(settings.blockSize);
+    const overflows = metrics.counter(
+      'ostore_block_write_buffer_overflows_total',
+      'Blocks of bodies being written held in ordinary memory because the shared write buffers (BLOCK_WRITE_BUFFER_BYTES) were all in use: each is hashed through a copy',
+    );
+    this.buffers = new BlockBufferPool(settings.blockSize, sharedBuffersFor(settings), () => overflows.inc());
     this.readBuffers = new ReadBufferPool(settings.readSize, idleBuffersFor(settings.readSize));
     this.written = metrics.counter('ostore_blocks_written_total', 'Blocks written to a block store', [
       'tier',

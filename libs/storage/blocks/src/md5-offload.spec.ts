@@ -78,10 +78,13 @@ describe(Md5Session.name, () => {
 
 describe(BlockBufferPool.name, () => {
   it('hands out at most maxShared shared buffers, then ordinary ones, and reuses what comes back', () => {
-    const pool = new BlockBufferPool(16, 2);
+    let overflows = 0;
+    const pool = new BlockBufferPool(16, 2, () => overflows++);
     const x = pool.acquire();
     const y = pool.acquire();
+    expect(overflows).toBe(0);
     const z = pool.acquire();
+    expect(overflows).toBe(1);
     expect(x.buffer).toBeInstanceOf(SharedArrayBuffer);
     expect(y.buffer).toBeInstanceOf(SharedArrayBuffer);
     expect(z.buffer).not.toBeInstanceOf(SharedArrayBuffer);
@@ -94,6 +97,7 @@ describe(BlockBufferPool.name, () => {
     expect(again.length).toBe(16);
     expect(pool.acquire().buffer).not.toBeInstanceOf(SharedArrayBuffer);
     expect(pool.sharedCount).toBe(2);
+    expect(overflows).toBe(2);
   });
 
   it('ignores buffers it did not hand out and a buffer given back twice', () => {

@@ -189,6 +189,8 @@ export class BlockBufferPool {
   constructor(
     readonly blockSize: number,
     private readonly maxShared = 12,
+    /** Called for each ordinary buffer handed out because the shared ones were all in use. */
+    private readonly overflowed: () => void = () => undefined,
   ) {}
 
   /** Shared buffers currently in existence (idle or handed out). */
@@ -199,7 +201,10 @@ export class BlockBufferPool {
   acquire(): Buffer {
     const reused = this.idle.pop();
     if (reused) return reused;
-    if (this.live >= this.maxShared) return Buffer.allocUnsafeSlow(this.blockSize);
+    if (this.live >= this.maxShared) {
+      this.overflowed();
+      return Buffer.allocUnsafeSlow(this.blockSize);
+    }
     const buf =
       allocateAligned(this.blockSize, { shared: true }) ?? Buffer.from(new SharedArrayBuffer(this.blockSize));
     this.live++;
