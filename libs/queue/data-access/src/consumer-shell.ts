@@ -1,5 +1,4 @@
 import { QueueName } from '@ostore/queue/contracts';
-import { SystemClock } from '@ostore/shared/clock';
 import { BatchResult, PartitionProgress, runBatch } from './batch-runner';
 import { PauseState } from './pause-state';
 import {
@@ -18,8 +17,6 @@ import {
 } from './queue';
 import { QueueMetrics } from './queue.metrics';
 import { TokenBucket } from './token-bucket';
-
-const SYSTEM_CLOCK = new SystemClock();
 
 /** One batch a backend fetched, with what only the backend knows: how to commit, when to stop. */
 export interface FetchedBatch {
@@ -181,8 +178,9 @@ export abstract class SubscriptionShell<
     if (!rate) return undefined;
     let limiter = this.limiters.get(partition);
     if (!limiter) {
-      const clock = this.settings.clock ?? SYSTEM_CLOCK;
-      limiter = new TokenBucket(rate, undefined, () => clock.monotonicMs());
+      // without a clock in the settings, the bucket's own default: the process's monotonic time
+      const clock = this.settings.clock;
+      limiter = new TokenBucket(rate, undefined, clock && (() => clock.monotonicMs()));
       this.limiters.set(partition, limiter);
     }
     return limiter;

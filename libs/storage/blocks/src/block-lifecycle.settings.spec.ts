@@ -1,5 +1,4 @@
-import { DEFAULT_BLOCK_SIZE, resolveBlockLifecycle } from './block-lifecycle.settings';
-import { sharedBuffersFor } from './cassandra-block-manager';
+import { DEFAULT_BLOCK_SIZE, resolveBlockLifecycle, sharedBuffersFor } from './block-lifecycle.settings';
 
 describe(resolveBlockLifecycle.name, () => {
   it('defaults to 8 MiB blocks, a 1 h in-flight TTL and a grace equal to it', () => {

@@ -45,6 +45,11 @@ export const DEFAULT_BLOCK_SIZE = 8 * 1024 * 1024;
 export const DEFAULT_READ_SIZE = 4 * 1024 * 1024;
 export const DEFAULT_WRITE_BUFFER_BYTES = 96 * 1024 * 1024;
 
+/** How many block buffers `writeBufferBytes` holds: at least two, one body's pipeline. */
+export function sharedBuffersFor(settings: Pick<BlockLifecycleSettings, 'blockSize' | 'writeBufferBytes'>): number {
+  return Math.max(2, Math.floor(settings.writeBufferBytes / settings.blockSize));
+}
+
 /** Fills in defaults and rejects inconsistent settings with one message listing every problem. */
 export function resolveBlockLifecycle(options: BlockLifecycleOptions = {}): BlockLifecycleSettings {
   const inFlightTtlSeconds = options.inFlightTtlSeconds ?? 3600;

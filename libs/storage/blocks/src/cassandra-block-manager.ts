@@ -3,7 +3,7 @@ import type { Counter, Histogram } from 'prom-client';
 import type { Clock } from '@ostore/shared/clock';
 import type { ContextLogger, JsonLogger, MetricsRegistry } from '@ostore/shared/observability';
 import { newBlockId, shardOf } from './block-id';
-import type { BlockLifecycleSettings } from './block-lifecycle.settings';
+import { type BlockLifecycleSettings, sharedBuffersFor } from './block-lifecycle.settings';
 import type { BlockManager, StoredBody, WriteStreamOptions } from './block-manager';
 import { BlockReclaimer } from './block-reclaimer';
 import { BlockBufferPool, Md5Session } from './md5-offload';
@@ -14,11 +14,6 @@ import { BlockContentionError, BlockCorruptError, BlockUnavailableError } from '
 import { pieces, planRange } from './range';
 import { idleBuffersFor, lendChunks, ReadBufferPool } from './read-buffers';
 import { BlockState, BlockStateRepository, hourBucketOf } from './state/block-state.repository';
-
-/** How many block buffers `writeBufferBytes` holds: at least two, one body's pipeline. */
-export function sharedBuffersFor(settings: Pick<BlockLifecycleSettings, 'blockSize' | 'writeBufferBytes'>): number {
-  return Math.max(2, Math.floor(settings.writeBufferBytes / settings.blockSize));
-}
 
 /** A block's trusted status, as `inspect` reports it. */
 export type BlockInfo = Omit<BlockState, 'firstRef'> & { referenced: boolean };
