@@ -32,13 +32,16 @@ const COMPLETED_TTL_SECONDS = 86400;
  *   1. validate, then claim the upload with an LWT storing the vid and the plan (which part rows),
  *      under the parts epoch read before the parts were listed (a part replaced meanwhile moves it,
  *      and the plan is made again); a racing or retried completion adopts the existing claim;
- *   2. commit the version like a PUT (manifest, `v:<vid>` references, folders, one partition
- *      mutation) — every step idempotent, so a retry simply redoes them;
- *   3. release every part reference and part row, then rewrite the upload row as completed with
- *      a TTL, so that a retry within a day returns the same answer.
- * A crash before 2 leaves a claimed upload (listed; abort undoes it once stale); a crash during 3
- * leaves part references that the retry or abort releases. Blocks are never orphaned: parts keep
- * their references until the version has its own.
+ *   2. commit the version like a PUT (manifest, references, folders, one partition mutation),
+ *      each block's part reference becoming the version's `v:<vid>` in one compare-and-set —
+ *      every step idempotent, so a retry simply redoes them;
+ *   3. release the references of the parts left out of the plan, remove every part row, then
+ *      rewrite the upload row as completed with a TTL, so that a retry within a day returns the
+ *      same answer.
+ * A crash before 2 leaves a claimed upload (listed; abort undoes it once stale, dropping the
+ * manifest and so the references already moved to it); a crash during 3 leaves part rows and
+ * references that the retry or abort releases. Blocks are never orphaned: a block holds its part's
+ * reference or the version's at every moment.
  */
 export class MultipartCompletion {
   constructor(
@@ -140,6 +143,7 @@ export class MultipartCompletion {
         blocks.push(...row.blocks.map((b, i) => ({ ...b, partNumber: p.n, partChecksum: i === 0 ? partChecksum : undefined })));
       }
       const meta = JSON.parse(upload.meta) as ObjectMeta;
+      const pidOf = new Map(plan.parts.map((p) => [p.n, p.pid]));
       await this.store.commit({
         bucket,
         key,
@@ -154,11 +158,18 @@ export class MultipartCompletion {
         checksums: plan.checksums,
         partCount: plan.parts.length,
         vid,
+        // each block's part reference becomes the version's (one compare-and-set per block)
+        refsFrom: (b) => partRef(upload.uploadId, b.partNumber!, pidOf.get(b.partNumber!)!),
       });
       await this.store.recordUsage(bucket, 'store', 0, 1);
     }
     const planned = new Set(plan.parts.map((p) => p.pid));
-    await forEachLimited(all, 16, (row) => this.dropPartRow(bucket, row, !planned.has(row.pid)));
+    // The planned parts' references moved to the version just now; after an earlier attempt's
+    // commit (a retry, an abort finding the version) they are released, which is idempotent.
+    await forEachLimited(all, 16, (row) => {
+      const isPlanned = planned.has(row.pid);
+      return this.dropPartRow(bucket, row, !isPlanned, !(isPlanned && !visible));
+    });
     await this.ms.uploads.deleteAllParts(upload.uploadId);
     await this.ms.uploads.markCompleted({ ...upload, completed: true }, COMPLETED_TTL_SECONDS);
   }
@@ -199,9 +210,12 @@ export class MultipartCompletion {
     return !!upload.completingParts && (JSON.parse(upload.completingParts) as CompletionPlan).parts.some((p) => p.pid === pid);
   }
 
-  /** Releases a part row's blocks and removes the row (its bytes reported removed when `countUsage`). */
-  async dropPartRow(bucket: BucketKey, row: PartRow, countUsage: boolean): Promise<void> {
-    await this.store.releaseRefs(row.blocks, partRef(row.uploadId, row.partNumber, row.pid));
+  /**
+   * Releases a part row's blocks (unless its references already moved to a version) and removes
+   * the row (its bytes reported removed when `countUsage`).
+   */
+  async dropPartRow(bucket: BucketKey, row: PartRow, countUsage: boolean, release = true): Promise<void> {
+    if (release) await this.store.releaseRefs(row.blocks, partRef(row.uploadId, row.partNumber, row.pid));
     await this.ms.uploads.deletePartRow(row.uploadId, row.partNumber, row.pid);
     if (countUsage) await this.store.recordUsage(bucket, 'remove', -row.size, 0, undefined, partRemovalEventId(row.uploadId, row.partNumber, row.pid));
   }

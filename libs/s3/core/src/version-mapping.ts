@@ -9,7 +9,12 @@ export const versionRef = (vid: string) => `v:${vid}`;
 
 /** The block references of manifest entries. */
 export function blockRefs(blocks: BlockEntry[]): BlockRef[] {
-  return blocks.map((b) => ({ blockId: b.blockId, size: b.size, tier: b.tier }));
+  return blocks.map(blockRefOf);
+}
+
+/** The block store's view of one manifest entry. */
+export function blockRefOf(b: BlockEntry): BlockRef {
+  return { blockId: b.blockId, size: b.size, tier: b.tier };
 }
 
 /** The S3 version id of a row: 'null' for a null version, else the encoded vid. */

@@ -15,7 +15,7 @@ import type { QuotaGuard } from './quota/quota-guard';
 import { removalEventId, type UsageRecorder } from './usage';
 import { decodeId, makeVid, NULL_VERSION_ID, uuidBytes, uuidString, VersionClock, vtsOfVid } from './version-ids';
 import { BucketKey, VersionData } from './version-data';
-import { blockRefs, indexEntryOf, metaRowOf, newVersionRow, versionRef } from './version-mapping';
+import { blockRefOf, blockRefs, indexEntryOf, metaRowOf, newVersionRow, versionRef } from './version-mapping';
 import { checkWriteCondition } from './write-conditions';
 import { PartitionDeletes } from './partition-deletes';
 import { staleNullRows } from './null-rows';
@@ -48,6 +48,13 @@ export interface CommitSpec {
   inlineBody?: Buffer;
   /** A vid chosen earlier (multipart completion claims it before building the object). */
   vid?: string;
+  /**
+   * The blocks' references the version takes over instead of adding its own (multipart completion:
+   * each block's part reference): one compare-and-set per block moves it (BlockManager.moveRefs).
+   * A failure then keeps the manifest, as blocks already moved are referenced from it: the
+   * completion's retry finishes the moves, its abort drops the manifest and releases them.
+   */
+  refsFrom?: (block: BlockEntry) => string;
   /**
    * Leave the null-version convergence (step 6) to the caller: lifecycle expiration first checks
    * that nothing landed beneath its marker, then converges (or takes the marker back).
@@ -166,11 +173,20 @@ export class VersionStore extends VersionData {
     return metaRowOf(vid, vts, bucket.bucketId, key, meta ?? { userMeta: {} }, checksums ?? {}, metaBody);
   }
 
-  /** Steps 1-2 of the commit: manifest and references; undone (manifest dropped) if referencing fails. */
+  /**
+   * Steps 1-2 of the commit: manifest and references; undone (manifest dropped) if adding them
+   * fails. References taken over (`refsFrom`) are not undone: see CommitSpec.refsFrom.
+   */
   private async writeManifest(meta: VersionMetaRow, spec: CommitSpec): Promise<void> {
     const vid = meta.vid;
     const blocks = spec.blocks ?? [];
     await this.ms.versions.writeManifest(vid, blocks, meta);
+    const from = spec.refsFrom;
+    if (from) {
+      if (blocks.length > 0)
+        await this.blocks.moveRefs(blocks.map((b) => ({ block: blockRefOf(b), from: from(b) })), versionRef(vid));
+      return;
+    }
     try {
       if (blocks.length > 0) await this.blocks.addRefs(blockRefs(blocks), versionRef(vid));
     } catch (e) {

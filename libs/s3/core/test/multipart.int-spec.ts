@@ -1,5 +1,6 @@
 import { createHash } from 'crypto';
 import { PassThrough } from 'stream';
+import { FakeClock } from '@ostore/shared/clock/testing';
 import { alice, body, drain, harness, Harness, pattern, put, refsOf, s3code } from './support';
 
 const KiB = 1024;
@@ -306,6 +307,9 @@ describe('multipart uploads against a real Cassandra', () => {
     const done = await h.core.multipart.complete({ bucket: B, key: 'crash/obj', uploadId: up.uploadId, parts });
     expect(done.size).toBe(113 * KiB);
     expect(await bytes('crash/obj')).toEqual(Buffer.concat([pattern(110 * KiB, 4), pattern(3 * KiB, 5)]));
+    // the retry found the blocks moved to the version already; no part reference is left
+    const v = await h.core.objects.head(B, 'crash/obj');
+    for (const b of await h.ms.versions.readBlocks(v.manifestId!)) expect(await refsOf(h.client, b.blockId)).toEqual([`v:${v.manifestId}`]);
   });
 
   it('UploadPartCopy shares the blocks inside the range and copies the edges', async () => {
@@ -384,5 +388,55 @@ describe('multipart uploads against a real Cassandra', () => {
       uploadIdMarker = page.nextUploadIdMarker;
     }
     expect(got).toEqual(made);
+  });
+});
+
+describe('a multipart completion that dies after its blocks moved to the version', () => {
+  let h: Harness;
+  const clock = new FakeClock(Date.now());
+  const B = 'mpu-moved';
+  beforeAll(async () => {
+    h = await harness('multipart_moved', {}, clock);
+    await h.core.buckets.create({ name: B, owner: alice, location: '', acl: 'private' });
+  });
+  afterAll(() => h.close());
+
+  const statusOf = async (blockId: string) =>
+    (await h.client.execute('SELECT status, is_alive FROM block_refs WHERE block_id = ?', [blockId])).rows.find((r) => r['is_alive'] === true);
+
+  it('holds them by the version until its abort, once stale, drops the manifest: then nothing is left', async () => {
+    const up = await h.core.multipart.create({ bucket: B, key: 'dies/obj', owner: alice, meta: { userMeta: {} } });
+    const e1 = await h.core.multipart.uploadPart({ bucket: B, key: 'dies/obj', uploadId: up.uploadId, partNumber: 1, body: body(pattern(130 * KiB, 61)) });
+    const e2 = await h.core.multipart.uploadPart({ bucket: B, key: 'dies/obj', uploadId: up.uploadId, partNumber: 2, body: body(pattern(5 * KiB, 62)) });
+    const bucketId = (await h.core.buckets.get(B)).bucketId;
+    const uploadVid = (await h.ms.uploads.page(bucketId, 'dies/', {}, 10))[0].uploadId;
+    const blocks = [...(await h.ms.uploads.partRows(uploadVid, 1)), ...(await h.ms.uploads.partRows(uploadVid, 2))].flatMap((r) => r.blocks);
+    expect(blocks).toHaveLength(4); // 64 KiB blocks: 3 + 1
+    const parts = [
+      { partNumber: 1, etag: e1.etag },
+      { partNumber: 2, etag: e2.etag },
+    ];
+    const spy = jest.spyOn(h.ms, 'applyPartitionMutation').mockRejectedValueOnce(new Error('gateway died'));
+    await expect(h.core.multipart.complete({ bucket: B, key: 'dies/obj', uploadId: up.uploadId, parts })).rejects.toThrow('gateway died');
+    spy.mockRestore();
+
+    // every block moved from its part to the version, whose manifest is kept for the abort
+    const refs = await Promise.all(blocks.map((b) => refsOf(h.client, b.blockId)));
+    const vref = refs[0][0];
+    expect(vref).toMatch(/^v:/);
+    for (const r of refs) expect(r).toEqual([vref]);
+    expect(await h.ms.versions.readBlocks(vref.slice(2))).toHaveLength(4);
+
+    expect((await s3code(h.core.multipart.abort(B, 'dies/obj', up.uploadId))).code).toBe('OperationAborted');
+    clock.advance(16 * 60 * 1000); // past STALE_COMPLETION_MS: the completion is presumed dead
+    await h.core.multipart.abort(B, 'dies/obj', up.uploadId);
+
+    for (const b of blocks) {
+      expect(await refsOf(h.client, b.blockId)).toEqual([]);
+      expect(await statusOf(b.blockId)).toBeUndefined();
+    }
+    expect(await h.ms.versions.readBlocks(vref.slice(2))).toEqual([]);
+    expect((await s3code(h.core.objects.head(B, 'dies/obj'))).code).toBe('NoSuchKey');
+    expect((await s3code(h.core.multipart.listParts({ bucket: B, key: 'dies/obj', uploadId: up.uploadId, maxParts: 10 }))).code).toBe('NoSuchUpload');
   });
 });

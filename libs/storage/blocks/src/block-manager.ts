@@ -18,6 +18,12 @@ export interface WriteStreamOptions {
   tier?: string;
 }
 
+/** One block whose reference `from` is to become another (`BlockManager.moveRefs`). */
+export interface RefMove {
+  block: BlockRef;
+  from: string;
+}
+
 /**
  * Block lifecycle on top of a BlockStore and the block status / reference tables:
  * in-flight (status row with a TTL, `is_alive` discipline of seed 004) -> referenced -> released
@@ -40,6 +46,14 @@ export interface BlockManager {
    * released again, so nothing half-committed is left behind.
    */
   addRefs(blocks: BlockRef[], ref: string): Promise<void>;
+  /**
+   * Moves references to `to`: each block gains `to` and loses its `from` references in one atomic
+   * step, so it is never without a reference in between (multipart completion: the parts'
+   * references become the version's). Idempotent. Throws BlockUnavailableError as `addRefs` does;
+   * on failure the blocks already moved stay moved — each holds one of the two, so nothing is
+   * orphaned, and the caller's retry (or its undo, releasing `to`) finishes the job.
+   */
+  moveRefs(moves: RefMove[], to: string): Promise<void>;
   /** Drops `ref` from each block; a block left with no reference loses its bytes and status row. Idempotent. */
   releaseRefs(blocks: BlockRef[], ref: string): Promise<void>;
   /** Abandons in-flight blocks that will never be committed (failed verification, BadDigest, aborted body). */

@@ -4,7 +4,7 @@ import type { Clock } from '@ostore/shared/clock';
 import type { ContextLogger, JsonLogger, MetricsRegistry } from '@ostore/shared/observability';
 import { newBlockId, shardOf } from './block-id';
 import { type BlockLifecycleSettings, sharedBuffersFor } from './block-lifecycle.settings';
-import type { BlockManager, StoredBody, WriteStreamOptions } from './block-manager';
+import type { BlockManager, RefMove, StoredBody, WriteStreamOptions } from './block-manager';
 import { BlockReclaimer } from './block-reclaimer';
 import { BlockBufferPool, Md5Session } from './md5-offload';
 import { splitIntoBlocks } from './block-splitter';
@@ -158,6 +158,26 @@ export class CassandraBlockManager implements BlockManager {
     throw errors[0];
   }
 
+  /**
+   * One compare-and-set per block (BlockStateRepository.moveRefs), on the status read at the
+   * session consistency: the compare-and-set on `version` decides, and a stale read only costs a
+   * retry, whose read is SERIAL. Per block of a completed multipart upload that is one read and one
+   * Paxos round, where `addRefs` then `releaseRefs` cost two SERIAL reads, two Paxos rounds, a read
+   * and a GC candidate.
+   */
+  async moveRefs(moves: RefMove[], to: string): Promise<void> {
+    const byBlock = new Map<string, { block: BlockRef; from: string[] }>();
+    for (const m of moves) {
+      const entry = byBlock.get(m.block.blockId);
+      if (entry) entry.from.push(m.from);
+      else byBlock.set(m.block.blockId, { block: m.block, from: [m.from] });
+    }
+    const errors = await settleLimited([...byBlock.values()], this.settings.concurrency, (m) =>
+      this.moveOne(m.block, m.from, to),
+    );
+    if (errors.length) throw errors[0];
+  }
+
   async releaseRefs(blocks: BlockRef[], ref: string): Promise<void> {
     const errors = await settleLimited(uniqueById(blocks), this.settings.concurrency, (b) =>
       this.releaseOne(b, ref),
@@ -279,6 +299,31 @@ export class CassandraBlockManager implements BlockManager {
       this.pending.delete(block.blockId);
       state = undefined;
       this.reclaimer.conflict('add-ref');
+    }
+    throw new BlockContentionError(block.blockId, this.settings.casAttempts);
+  }
+
+  private async moveOne(block: BlockRef, from: string[], to: string): Promise<void> {
+    for (let attempt = 0; attempt < this.settings.casAttempts; attempt++) {
+      // the first read is a hint at the session consistency; after a lost round, SERIAL
+      let read = await this.repo.read(block.blockId, attempt > 0);
+      if (attempt === 0 && (read.kind !== 'alive' || read.state.status === 'deleting'))
+        read = await this.repo.read(block.blockId); // never refuse on a hint
+      if (read.kind === 'absent') throw new BlockUnavailableError(block.blockId, 'no status: expired or deleted');
+      if (read.kind === 'broken') throw new BlockUnavailableError(block.blockId, `status ${read.status} is not alive`);
+      if (read.state.status === 'deleting') throw new BlockUnavailableError(block.blockId, 'being deleted');
+      const result = await this.repo.moveRefs(read.state, from, to, this.clock.now());
+      if (result.applied) {
+        this.pending.delete(block.blockId);
+        return;
+      }
+      if (result.refExisted && result.current?.status === 'committed') {
+        // `to` is there already (a retried move, or one added by addRefs): what is left is to drop
+        // any `from` still there, which releasing does (the block keeps `to`, so it stays)
+        for (const ref of from) if (ref !== to) await this.releaseOne(block, ref);
+        return;
+      }
+      this.reclaimer.conflict('move-ref');
     }
     throw new BlockContentionError(block.blockId, this.settings.casAttempts);
   }

@@ -25,6 +25,22 @@ describe(InMemoryBlockManager.name, () => {
     await expect(sut.addRefs(body.blocks, 'v:3')).rejects.toBeInstanceOf(BlockUnavailableError);
   });
 
+  it('moves references: the block keeps its bytes and loses only the moved reference', async () => {
+    const sut = new InMemoryBlockManager(4);
+    const body = await sut.writeStream(Readable.from([Buffer.from('hello')]));
+    await sut.addRefs(body.blocks, 'p:1');
+    await sut.addRefs([body.blocks[0]], 'v:other');
+    await sut.moveRefs(body.blocks.map((block) => ({ block, from: 'p:1' })), 'v:2');
+    expect(sut.refsOf(body.blocks[0].blockId)).toEqual(['v:2', 'v:other']);
+    expect(sut.refsOf(body.blocks[1].blockId)).toEqual(['v:2']);
+    expect(sut.storedBytes()).toBe(5);
+    await sut.releaseRefs(body.blocks, 'v:2');
+    expect(sut.storedBlockIds()).toEqual([body.blocks[0].blockId]);
+    await expect(sut.moveRefs([{ block: body.blocks[1], from: 'v:2' }], 'v:3')).rejects.toBeInstanceOf(
+      BlockUnavailableError,
+    );
+  });
+
   it('discards only unreferenced blocks and injects faults once', async () => {
     const sut = new InMemoryBlockManager(4);
     const a = await sut.writeStream(Readable.from([Buffer.from('aaaa')]));

@@ -1,6 +1,6 @@
 import { randomBytes } from 'crypto';
 import { Readable } from 'stream';
-import type { BlockManager, StoredBody, WriteStreamOptions } from './block-manager';
+import type { BlockManager, RefMove, StoredBody, WriteStreamOptions } from './block-manager';
 import { splitIntoBlocks } from './block-splitter';
 import type { BlockRef, BlockStore } from './block-store';
 import { BlockNotFoundError, BlockUnavailableError } from './errors';
@@ -31,7 +31,7 @@ export class InMemoryBlockStore implements BlockStore {
   }
 }
 
-type Op = 'writeStream' | 'addRefs' | 'releaseRefs' | 'discard';
+type Op = 'writeStream' | 'addRefs' | 'moveRefs' | 'releaseRefs' | 'discard';
 
 /**
  * An in-memory BlockManager with the same observable rules as the real one: blocks are in flight
@@ -101,6 +101,19 @@ export class InMemoryBlockManager implements BlockManager {
       const set = this.refs.get(b.blockId) ?? new Set<string>();
       set.add(ref);
       this.refs.set(b.blockId, set);
+    }
+  }
+
+  async moveRefs(moves: RefMove[], to: string): Promise<void> {
+    this.fault('moveRefs');
+    for (const { block, from } of moves) {
+      const set = this.refs.get(block.blockId);
+      // as the real one: a block with no reference left here is deleted or still in flight
+      if (!this.bytes.has(block.blockId)) throw new BlockUnavailableError(block.blockId, 'no status: expired or deleted');
+      const refs = set ?? new Set<string>();
+      refs.delete(from);
+      refs.add(to);
+      this.refs.set(block.blockId, refs);
     }
   }
 

@@ -137,6 +137,39 @@ export class BlockStateRepository {
   }
 
   /**
+   * Moves the block's references `from` to `to` in ONE compare-and-set: adds `to` and rewrites the
+   * status as `commitRef` does, and drops every `from` row, if the block is still at
+   * `state.version`. Afterwards the block holds `to` and none of `from`; at no point does it hold
+   * neither, so nothing can delete it in between (multipart completion: part references become the
+   * version's). Not applied when `to` is already there (`refExisted`: a retry, or a reference added
+   * the other way) or the version moved on (`current`, when the partition still has a status).
+   */
+  async moveRefs(
+    state: BlockState,
+    from: string[],
+    to: string,
+    addedAt: Date,
+  ): Promise<{ applied: true } | { applied: false; refExisted: boolean; current?: BlockState }> {
+    const rs = await this.cassandra.batch([
+      {
+        query: `INSERT INTO block_refs (block_id, ref, added_at, status, is_alive, md5, size, tier, created_at) VALUES (?, ?, ?, 'committed', true, ?, ?, ?, ?) IF NOT EXISTS USING TTL 0`,
+        params: [state.blockId, to, addedAt, state.md5, state.size, state.tier, state.createdAt],
+      },
+      ...from
+        .filter((ref) => ref !== to)
+        .map((ref) => ({ query: `DELETE FROM block_refs WHERE block_id = ? AND ref = ?`, params: [state.blockId, ref] })),
+      {
+        query: `UPDATE block_refs USING TTL 0 SET version = ? WHERE block_id = ? IF version = ?`,
+        params: [state.version + 1, state.blockId, state.version],
+      },
+    ]);
+    if (rs.wasApplied()) return { applied: true };
+    const refRow = rs.rows.find((r) => r['ref'] === to);
+    const current = rs.rows.length > 0 ? toState(state.blockId, rs.rows[0]) : undefined;
+    return { applied: false, refExisted: refRow !== undefined, current };
+  }
+
+  /**
    * The status and the first `limit` references of a block, read at the session consistency (not
    * SERIAL): a hint for `releaseLastRef`, whose compare-and-set on `version` is what decides. A
    * quorum read sees every committed Paxos write; one still in progress is finished by the next
