@@ -1,7 +1,11 @@
-import { CreateBucketCommand, GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { CreateBucketCommand, DeleteBucketTaggingCommand, GetBucketTaggingCommand, GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { checksumOf } from '@ostore/s3/protocol';
+import { createHash } from 'crypto';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { GatewayUnderTest, startGateway } from '@ostore/testing';
 import { bodyText, errorCode, s3Error, signedRequest } from './s3-test-helpers';
+
+const md5Of = (body: string) => createHash('md5').update(body).digest('base64');
 
 /** Every bad input gets the right S3 error, and nothing already stored changes. */
 describe('bad input', () => {
@@ -29,7 +33,7 @@ describe('bad input', () => {
     ['no objects', '<Delete></Delete>'],
     ['entity expansion', '<?xml version="1.0"?><!DOCTYPE d [<!ENTITY x "keep">]><Delete><Object><Key>&x;</Key></Object></Delete>'],
   ])('DeleteObjects with %s is MalformedXML', async (_label, xml) => {
-    const r = await send('POST', `/${Bucket}`, { query: { delete: '' }, body: xml, headers: { 'content-type': 'application/xml' } });
+    const r = await send('POST', `/${Bucket}`, { query: { delete: '' }, body: xml, headers: { 'content-type': 'application/xml', 'content-md5': md5Of(xml) } });
     expect(r.status).toBe(400);
     expect(errorCode(r.text)).toBe('MalformedXML');
     expect(r.headers.get('x-amz-request-id')).toBeTruthy();
@@ -39,8 +43,63 @@ describe('bad input', () => {
 
   it('more than 1000 keys in DeleteObjects is MalformedXML', async () => {
     const xml = `<Delete>${Array.from({ length: 1001 }, (_, i) => `<Object><Key>k${i}</Key></Object>`).join('')}</Delete>`;
-    const r = await send('POST', `/${Bucket}`, { query: { delete: '' }, body: xml });
+    const r = await send('POST', `/${Bucket}`, { query: { delete: '' }, body: xml, headers: { 'content-md5': md5Of(xml) } });
     expect(errorCode(r.text)).toBe('MalformedXML');
+  });
+
+  describe('the integrity headers of small bodies', () => {
+    const deleteKeep = '<Delete><Object><Key>keep</Key></Object></Delete>';
+
+    it('DeleteObjects without Content-MD5 or a checksum is InvalidRequest, as on S3', async () => {
+      const r = await send('POST', `/${Bucket}`, { query: { delete: '' }, body: deleteKeep });
+      expect(r.status).toBe(400);
+      expect(errorCode(r.text)).toBe('InvalidRequest');
+      expect(r.text).toContain('Missing required header for this request: Content-MD5');
+    });
+
+    it.each([
+      ['a Content-MD5 of another body', { 'content-md5': md5Of('<Delete/>') }, 'BadDigest'],
+      ['a malformed Content-MD5', { 'content-md5': 'not-base64-md5' }, 'InvalidDigest'],
+      ['a CRC32 of another body', { 'x-amz-checksum-crc32': checksumOf('CRC32', '<Delete/>') }, 'BadDigest'],
+      ['a SHA256 of another body', { 'x-amz-checksum-sha256': checksumOf('SHA256', '<Delete/>') }, 'BadDigest'],
+      ['a malformed CRC32', { 'x-amz-checksum-crc32': 'AAAA' }, 'InvalidRequest'],
+    ])('DeleteObjects with %s is refused (%s) and deletes nothing', async (_label, headers, code) => {
+      const r = await send('POST', `/${Bucket}`, { query: { delete: '' }, body: deleteKeep, headers: headers as Record<string, string> });
+      expect(r.status).toBe(400);
+      expect(errorCode(r.text)).toBe(code);
+      expect(await bodyText((await s3.send(new GetObjectCommand({ Bucket, Key: 'keep' }))).Body)).toBe('precious');
+    });
+
+    it('DeleteObjects with only a matching checksum (x-amz-checksum-crc32c) deletes', async () => {
+      await s3.send(new PutObjectCommand({ Bucket, Key: 'doomed', Body: 'x' }));
+      const xml = '<Delete><Object><Key>doomed</Key></Object></Delete>';
+      const r = await send('POST', `/${Bucket}`, { query: { delete: '' }, body: xml, headers: { 'x-amz-checksum-crc32c': checksumOf('CRC32C', xml) } });
+      expect(r.status).toBe(200);
+      expect(r.text).toContain('<Deleted><Key>doomed</Key></Deleted>');
+      expect((await s3Error(s3.send(new GetObjectCommand({ Bucket, Key: 'doomed' })))).name).toBe('NoSuchKey');
+    });
+
+    it('a settings document whose checksum differs is BadDigest and changes nothing', async () => {
+      const tagging = '<Tagging><TagSet><Tag><Key>team</Key><Value>red</Value></Tag></TagSet></Tagging>';
+      const wrong: Record<string, string>[] = [{ 'x-amz-checksum-sha256': checksumOf('SHA256', 'other') }, { 'content-md5': md5Of('other') }];
+      for (const headers of wrong) {
+        const r = await send('PUT', `/${Bucket}`, { query: { tagging: '' }, body: tagging, headers });
+        expect(r.status).toBe(400);
+        expect(errorCode(r.text)).toBe('BadDigest');
+      }
+      expect((await s3Error(s3.send(new GetBucketTaggingCommand({ Bucket })))).name).toBe('NoSuchTagSet');
+      const ok = await send('PUT', `/${Bucket}`, { query: { tagging: '' }, body: tagging, headers: { 'x-amz-checksum-crc32': checksumOf('CRC32', tagging) } });
+      expect(ok.status).toBe(204);
+      expect((await s3.send(new GetBucketTaggingCommand({ Bucket }))).TagSet).toEqual([{ Key: 'team', Value: 'red' }]);
+      await s3.send(new DeleteBucketTaggingCommand({ Bucket }));
+    });
+
+    it('CompleteMultipartUpload checks its Content-MD5 against its body', async () => {
+      const xml = '<CompleteMultipartUpload><Part><PartNumber>1</PartNumber><ETag>"x"</ETag></Part></CompleteMultipartUpload>';
+      const r = await send('POST', `/${Bucket}/mpu`, { query: { uploadId: 'AAAAAAAAAAAAAAAAAAAAAA' }, body: xml, headers: { 'content-md5': md5Of('other') } });
+      expect(r.status).toBe(400);
+      expect(errorCode(r.text)).toBe('BadDigest');
+    });
   });
 
   it('a wrong signature is SignatureDoesNotMatch', async () => {

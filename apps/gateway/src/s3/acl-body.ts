@@ -2,7 +2,7 @@ import { S3Error } from '@ostore/s3/protocol';
 import { AclError, decodePublicAccessBlock, encodeAclGrants, grantsOnlyOwnerFullControl, isAclPublic } from '@ostore/s3/policy';
 import { parseAclXml } from './acl-xml';
 import type { AclResolver } from './acl-request';
-import { readSmallBody } from './responses';
+import { readVerifiedBody } from './request-body';
 import type { S3Request } from './s3-request';
 
 /**
@@ -15,7 +15,7 @@ import type { S3Request } from './s3-request';
  * refused by the policy gate).
  */
 export async function aclToSet(req: S3Request, resolver: AclResolver, ownerId: string): Promise<string> {
-  const body = await readSmallBody(req);
+  const body = await readVerifiedBody(req, 'all');
   if (body.length === 0) {
     if (req.requestedAcl === undefined) throw new AclError('MalformedACLError', 'The XML you provided was not well-formed or did not validate against our published schema');
     return req.requestedAcl;

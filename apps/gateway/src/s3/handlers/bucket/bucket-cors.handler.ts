@@ -2,7 +2,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import { decodeStoredCors, encodeStoredCors, MAX_CORS_XML_BYTES, parseCorsXml, renderCorsXml, S3Error } from '@ostore/s3/protocol';
 import type { BucketsService } from '@ostore/s3/core';
 import { BUCKETS_SERVICE } from '../../services';
-import { readSmallBody, sendEmpty, sendXml } from '../../responses';
+import { sendEmpty, sendXml } from '../../responses';
+import { readVerifiedBody } from '../../request-body';
 import type { S3Handler } from '../../s3-handler';
 import type { S3Request } from '../../s3-request';
 
@@ -15,7 +16,7 @@ export class PutBucketCorsHandler implements S3Handler {
   constructor(@Inject(BUCKETS_SERVICE) private readonly buckets: BucketsService) {}
 
   async handle(req: S3Request): Promise<void> {
-    const rules = parseCorsXml((await readSmallBody(req, MAX_CORS_XML_BYTES)).toString('utf8'));
+    const rules = parseCorsXml((await readVerifiedBody(req, 'all', MAX_CORS_XML_BYTES)).toString('utf8'));
     await this.buckets.setCors(req.bucket!, encodeStoredCors(rules));
     sendEmpty(req, 200);
   }

@@ -4,7 +4,8 @@ import { S3Error } from '@ostore/s3/protocol';
 import type { BucketsService } from '@ostore/s3/core';
 import { BUCKETS_SERVICE } from '../../services';
 import { ObjectEncryption } from '../../sse/object-encryption';
-import { readSmallBody, sendEmpty, sendXml } from '../../responses';
+import { sendEmpty, sendXml } from '../../responses';
+import { readVerifiedBody } from '../../request-body';
 import type { S3Handler } from '../../s3-handler';
 import type { S3Request } from '../../s3-request';
 
@@ -20,7 +21,7 @@ export class PutBucketEncryptionHandler implements S3Handler {
   ) {}
 
   async handle(req: S3Request): Promise<void> {
-    const config = parseBucketEncryptionXml((await readSmallBody(req, MAX_ENCRYPTION_XML_BYTES)).toString('utf8'));
+    const config = parseBucketEncryptionXml((await readVerifiedBody(req, 'all', MAX_ENCRYPTION_XML_BYTES)).toString('utf8'));
     this.sse.assertCanEncryptAtRest();
     await this.buckets.setEncryption(req.bucket!, encodeBucketEncryption(config));
     sendEmpty(req, 200);

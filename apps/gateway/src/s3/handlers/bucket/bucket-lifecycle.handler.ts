@@ -10,7 +10,8 @@ import {
 import { S3Error } from '@ostore/s3/protocol';
 import type { BucketsService } from '@ostore/s3/core';
 import { BUCKETS_SERVICE } from '../../services';
-import { readSmallBody, sendEmpty, sendXml } from '../../responses';
+import { sendEmpty, sendXml } from '../../responses';
+import { readVerifiedBody } from '../../request-body';
 import type { S3Handler } from '../../s3-handler';
 import type { S3Request } from '../../s3-request';
 
@@ -26,7 +27,7 @@ export class PutBucketLifecycleHandler implements S3Handler {
   constructor(@Inject(BUCKETS_SERVICE) private readonly buckets: BucketsService) {}
 
   async handle(req: S3Request): Promise<void> {
-    const body = await readSmallBody(req);
+    const body = await readVerifiedBody(req, 'all');
     let config: LifecycleConfiguration;
     try {
       config = parseLifecycleXml(body, { transitionDefaultMinimumObjectSize: req.header('x-amz-transition-default-minimum-object-size') });

@@ -3,7 +3,8 @@ import { S3Error, toXml } from '@ostore/s3/protocol';
 import type { BucketsService } from '@ostore/s3/core';
 import { decodeAcl, decodePublicAccessBlock, isAclPublic, isPolicyPublic, MalformedPolicyError, MAX_POLICY_BYTES, parseBucketPolicy, storedBucketPolicy } from '@ostore/s3/policy';
 import { BUCKETS_SERVICE } from '../../services';
-import { readSmallBody, sendEmpty, sendXml } from '../../responses';
+import { sendEmpty, sendXml } from '../../responses';
+import { readVerifiedBody } from '../../request-body';
 import type { S3Handler } from '../../s3-handler';
 import type { S3Request } from '../../s3-request';
 
@@ -23,7 +24,7 @@ export class PutBucketPolicyHandler implements S3Handler {
   async handle(req: S3Request): Promise<void> {
     if (req.header('x-amz-confirm-remove-self-bucket-access') === 'true')
       throw new S3Error('NotImplemented', 'x-amz-confirm-remove-self-bucket-access is not supported');
-    const document = (await readSmallBody(req, MAX_POLICY_BYTES * 4)).toString('utf8');
+    const document = (await readVerifiedBody(req, 'all', MAX_POLICY_BYTES * 4)).toString('utf8');
     let policy;
     try {
       policy = parseBucketPolicy(document, req.target.name);

@@ -2,7 +2,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import { parseTagging, toXml } from '@ostore/s3/protocol';
 import type { BucketsService } from '@ostore/s3/core';
 import { BUCKETS_SERVICE } from '../../services';
-import { readSmallBody, sendEmpty, sendXml } from '../../responses';
+import { sendEmpty, sendXml } from '../../responses';
+import { readVerifiedBody } from '../../request-body';
 import type { S3Handler } from '../../s3-handler';
 import type { S3Request } from '../../s3-request';
 
@@ -18,7 +19,7 @@ export class PutBucketTaggingHandler implements S3Handler {
   constructor(@Inject(BUCKETS_SERVICE) private readonly buckets: BucketsService) {}
 
   async handle(req: S3Request): Promise<void> {
-    const tags = parseTagging((await readSmallBody(req)).toString('utf8'), 'bucket');
+    const tags = parseTagging((await readVerifiedBody(req, 'all')).toString('utf8'), 'bucket');
     await this.buckets.setTags(req.bucket!, tags);
     sendEmpty(req, 204);
   }

@@ -2,7 +2,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import { parseVersioningConfiguration, toXml } from '@ostore/s3/protocol';
 import type { BucketsService } from '@ostore/s3/core';
 import { BUCKETS_SERVICE } from '../../services';
-import { readSmallBody, sendEmpty, sendXml } from '../../responses';
+import { sendEmpty, sendXml } from '../../responses';
+import { readVerifiedBody } from '../../request-body';
 import type { S3Handler } from '../../s3-handler';
 import type { S3Request } from '../../s3-request';
 
@@ -14,7 +15,7 @@ export class PutBucketVersioningHandler implements S3Handler {
   constructor(@Inject(BUCKETS_SERVICE) private readonly buckets: BucketsService) {}
 
   async handle(req: S3Request): Promise<void> {
-    const config = parseVersioningConfiguration((await readSmallBody(req)).toString('utf8'));
+    const config = parseVersioningConfiguration((await readVerifiedBody(req, 'all')).toString('utf8'));
     await this.buckets.setVersioning(req.bucket!, config.status);
     sendEmpty(req, 200);
   }

@@ -5,7 +5,8 @@ import { BUCKETS_SERVICE } from '../../services';
 import { GATEWAY_CONFIG } from '../../tokens';
 import type { GatewayConfig } from '../../../config/gateway.config';
 import { objectOwnershipOf } from './create-bucket-ownership';
-import { readSmallBody, sendEmpty } from '../../responses';
+import { sendEmpty } from '../../responses';
+import { readVerifiedBody } from '../../request-body';
 import type { S3Handler } from '../../s3-handler';
 import type { S3Request } from '../../s3-request';
 
@@ -23,7 +24,7 @@ export class CreateBucketHandler implements S3Handler {
     validateBucketName(req.bucket!);
     const acl = req.requestedAcl ?? 'private';
     const ownership = objectOwnershipOf(req, acl, this.config.s3.defaultObjectOwnership);
-    const body = await readSmallBody(req);
+    const body = await readVerifiedBody(req, 'all');
     const location = body.length ? parseCreateBucketConfiguration(body.toString('utf8')).locationConstraint ?? '' : '';
     await this.buckets.createWithinLimit(
       { name: req.bucket!, owner: req.owner!, location: location || this.config.s3.region, acl },

@@ -3,7 +3,8 @@ import { parseXmlBody, S3Error, toXml, xmlChildren, xmlLeaf } from '@ostore/s3/p
 import type { BucketsService } from '@ostore/s3/core';
 import { AclUser, decodeAcl, isObjectOwnership, ObjectOwnership } from '@ostore/s3/policy';
 import { BUCKETS_SERVICE } from '../../services';
-import { readSmallBody, sendEmpty, sendXml } from '../../responses';
+import { sendEmpty, sendXml } from '../../responses';
+import { readVerifiedBody } from '../../request-body';
 import type { S3Handler } from '../../s3-handler';
 import type { S3Request } from '../../s3-request';
 
@@ -32,7 +33,7 @@ export class PutBucketOwnershipControlsHandler implements S3Handler {
   constructor(@Inject(BUCKETS_SERVICE) private readonly buckets: BucketsService) {}
 
   async handle(req: S3Request): Promise<void> {
-    const ownership = parseOwnershipControls((await readSmallBody(req)).toString('utf8'));
+    const ownership = parseOwnershipControls((await readVerifiedBody(req, 'all')).toString('utf8'));
     refuseAclWithEnforced(ownership, req.target.acl, req.target.owner);
     await this.buckets.setAccessSettings(req.target.name, { objectOwnership: ownership });
     sendEmpty(req, 200);

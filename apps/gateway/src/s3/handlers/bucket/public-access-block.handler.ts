@@ -3,7 +3,8 @@ import { parseXmlBody, S3Error, toXml, xmlLeaf } from '@ostore/s3/protocol';
 import type { BucketsService } from '@ostore/s3/core';
 import { decodePublicAccessBlock, encodePublicAccessBlock, PublicAccessBlock } from '@ostore/s3/policy';
 import { BUCKETS_SERVICE } from '../../services';
-import { readSmallBody, sendEmpty, sendXml } from '../../responses';
+import { sendEmpty, sendXml } from '../../responses';
+import { readVerifiedBody } from '../../request-body';
 import type { S3Handler } from '../../s3-handler';
 import type { S3Request } from '../../s3-request';
 
@@ -36,7 +37,7 @@ export class PutPublicAccessBlockHandler implements S3Handler {
   constructor(@Inject(BUCKETS_SERVICE) private readonly buckets: BucketsService) {}
 
   async handle(req: S3Request): Promise<void> {
-    const pab = parsePublicAccessBlock((await readSmallBody(req)).toString('utf8'));
+    const pab = parsePublicAccessBlock((await readVerifiedBody(req, 'all')).toString('utf8'));
     await this.buckets.setAccessSettings(req.target.name, { publicAccessBlock: encodePublicAccessBlock(pab) });
     sendEmpty(req, 200);
   }

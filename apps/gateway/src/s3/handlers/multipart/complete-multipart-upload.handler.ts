@@ -4,7 +4,8 @@ import { checksumTypeOf } from '@ostore/s3/core';
 import type { ChecksumAlgorithm, MultipartService } from '@ostore/s3/core';
 import { CHECKSUM_ALGORITHMS, writtenVersionId } from '../../object-http';
 import { MULTIPART_SERVICE } from '../../services';
-import { readSmallBody, sendXml } from '../../responses';
+import { sendXml } from '../../responses';
+import { readVerifiedBody } from '../../request-body';
 import type { S3Handler } from '../../s3-handler';
 import type { S3Request } from '../../s3-request';
 import { ObjectEncryption } from '../../sse/object-encryption';
@@ -20,7 +21,7 @@ export class CompleteMultipartUploadHandler implements S3Handler {
   ) {}
 
   async handle(req: S3Request): Promise<void> {
-    const parts = parseCompleteMultipartUpload((await readSmallBody(req, 4 * 1024 * 1024)).toString('utf8'));
+    const parts = parseCompleteMultipartUpload((await readVerifiedBody(req, 'md5', 4 * 1024 * 1024)).toString('utf8'));
     const result = await this.multipart.complete({
       bucket: req.target,
       key: req.key!,

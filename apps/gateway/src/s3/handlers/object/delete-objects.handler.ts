@@ -1,11 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { parseDeleteObjects, S3Error, toXml } from '@ostore/s3/protocol';
-import { createHash } from 'crypto';
 import type { DeleteOutcome, ObjectsService } from '@ostore/s3/core';
 import { OBJECTS_SERVICE } from '../../services';
 import { PolicyGate } from '../../policy-gate';
 import { toS3Error } from '../../error-response';
-import { readSmallBody, sendXml } from '../../responses';
+import { sendXml } from '../../responses';
+import { readVerifiedBody } from '../../request-body';
 import type { S3Handler } from '../../s3-handler';
 import type { S3Request } from '../../s3-request';
 
@@ -21,11 +21,8 @@ export class DeleteObjectsHandler implements S3Handler {
   ) {}
 
   async handle(req: S3Request): Promise<void> {
-    const body = await readSmallBody(req, 2 * 1024 * 1024);
-    const md5 = req.header('content-md5');
-    if (md5 !== undefined && createHash('md5').update(body).digest('base64') !== md5) {
-      throw new S3Error('BadDigest', 'The Content-MD5 you specified did not match what we received.');
-    }
+    // S3 refuses a DeleteObjects request without Content-MD5 or an x-amz-checksum-* of its body
+    const body = await readVerifiedBody(req, 'required', 2 * 1024 * 1024);
     const request = parseDeleteObjects(body.toString('utf8'));
     const owner = req.owner ?? req.bucketInfo!.owner;
     // each key is authorized on its own; the allowed ones are deleted together, so that keys of one

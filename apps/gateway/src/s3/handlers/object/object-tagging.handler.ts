@@ -3,7 +3,8 @@ import { parseTagging } from '@ostore/s3/protocol';
 import type { ObjectsService } from '@ostore/s3/core';
 import { OBJECTS_SERVICE } from '../../services';
 import { tagSetXml } from '../bucket/bucket-tagging.handler';
-import { readSmallBody, sendEmpty, sendXml } from '../../responses';
+import { sendEmpty, sendXml } from '../../responses';
+import { readVerifiedBody } from '../../request-body';
 import type { S3Handler } from '../../s3-handler';
 import type { S3Request } from '../../s3-request';
 
@@ -17,7 +18,7 @@ export class PutObjectTaggingHandler implements S3Handler {
   constructor(@Inject(OBJECTS_SERVICE) private readonly objects: ObjectsService) {}
 
   async handle(req: S3Request): Promise<void> {
-    const tags = parseTagging((await readSmallBody(req)).toString('utf8'), 'object');
+    const tags = parseTagging((await readVerifiedBody(req, 'all')).toString('utf8'), 'object');
     const r = await this.objects.setTags(req.target, req.key!, tags, versionOf(req));
     sendEmpty(req, 200, { 'x-amz-version-id': r.versionId });
   }
