@@ -164,12 +164,11 @@ export class MultipartCompletion {
       await this.store.recordUsage(bucket, 'store', 0, 1);
     }
     const planned = new Set(plan.parts.map((p) => p.pid));
-    // The planned parts' references moved to the version just now; after an earlier attempt's
-    // commit (a retry, an abort finding the version) they are released, which is idempotent.
-    await forEachLimited(all, 16, (row) => {
-      const isPlanned = planned.has(row.pid);
-      return this.dropPartRow(bucket, row, !isPlanned, !(isPlanned && !visible));
-    });
+    // The planned parts' references moved to the version just now: their rows only have to go,
+    // which the partition delete below does. After an earlier attempt's commit (a retry, an abort
+    // finding the version) every row is released first, which is idempotent.
+    const toDrop = visible ? all : all.filter((row) => !planned.has(row.pid));
+    await forEachLimited(toDrop, 16, (row) => this.dropPartRow(bucket, row, !planned.has(row.pid)));
     await this.ms.uploads.deleteAllParts(upload.uploadId);
     await this.ms.uploads.markCompleted({ ...upload, completed: true }, COMPLETED_TTL_SECONDS);
   }
@@ -210,12 +209,9 @@ export class MultipartCompletion {
     return !!upload.completingParts && (JSON.parse(upload.completingParts) as CompletionPlan).parts.some((p) => p.pid === pid);
   }
 
-  /**
-   * Releases a part row's blocks (unless its references already moved to a version) and removes
-   * the row (its bytes reported removed when `countUsage`).
-   */
-  async dropPartRow(bucket: BucketKey, row: PartRow, countUsage: boolean, release = true): Promise<void> {
-    if (release) await this.store.releaseRefs(row.blocks, partRef(row.uploadId, row.partNumber, row.pid));
+  /** Releases a part row's blocks and removes the row (its bytes reported removed when `countUsage`). */
+  async dropPartRow(bucket: BucketKey, row: PartRow, countUsage: boolean): Promise<void> {
+    await this.store.releaseRefs(row.blocks, partRef(row.uploadId, row.partNumber, row.pid));
     await this.ms.uploads.deletePartRow(row.uploadId, row.partNumber, row.pid);
     if (countUsage) await this.store.recordUsage(bucket, 'remove', -row.size, 0, undefined, partRemovalEventId(row.uploadId, row.partNumber, row.pid));
   }
