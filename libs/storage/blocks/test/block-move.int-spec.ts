@@ -1,10 +1,5 @@
-import { promises as fs } from 'fs';
-import * as os from 'os';
-import * as path from 'path';
-import { CassandraClient } from '@ostore/shared/cassandra';
-import { SystemClock } from '@ostore/shared/clock';
-import { BlockStore, BlockUnavailableError, LocalFsBlockStore } from '../src';
-import { blockStorage, bodyOf, migratedKeyspace, pattern } from './support';
+import { BlockUnavailableError } from '../src';
+import { bodyOf, pattern, referenceTestBed } from './support';
 
 const KiB = 1024;
 
@@ -13,35 +8,13 @@ const KiB = 1024;
  * becomes the version's in one compare-and-set (BlockStateRepository.moveRefs).
  */
 describe('moving block references against the real Cassandra', () => {
-  let cassandra: CassandraClient;
-  let other: CassandraClient;
-  let root: string;
-  let store: BlockStore;
-
-  beforeAll(async () => {
-    cassandra = await migratedKeyspace('blockmove');
-    other = new CassandraClient(cassandra.options);
-    await other.connect();
-    root = await fs.mkdtemp(path.join(os.tmpdir(), 'ostore-move-'));
-    store = new LocalFsBlockStore({ tier: 'standard', root });
-  });
-  afterAll(async () => {
-    await cassandra?.shutdown();
-    await other?.shutdown();
-    await fs.rm(root, { recursive: true, force: true });
-  });
+  const bed = referenceTestBed('blockmove');
+  const { refsOf, storage } = bed;
   afterEach(() => jest.restoreAllMocks());
 
-  const refsOf = async (blockId: string) =>
-    (await cassandra.execute('SELECT ref FROM block_refs WHERE block_id = ?', [blockId])).rows
-      .map((r) => r['ref'] as string | null)
-      .filter((r): r is string => r !== null);
-  const storage = (client: CassandraClient) =>
-    blockStorage(client, [store], new SystemClock(), { blockSize: 16 * KiB });
-
   it('moves each block from its part reference to the version in one compare-and-set, with no SERIAL read', async () => {
-    const uploader = storage(cassandra);
-    const completer = storage(other); // another gateway: nothing of the upload in its memory
+    const uploader = storage(bed.cassandra);
+    const completer = storage(bed.other); // another gateway: nothing of the upload in its memory
     const part1 = await uploader.manager.writeStream(bodyOf(pattern(40 * KiB, 41)));
     const part2 = await uploader.manager.writeStream(bodyOf(pattern(16 * KiB, 42)));
     await uploader.manager.addRefs(part1.blocks, 'p:u:1:a');
@@ -67,7 +40,7 @@ describe('moving block references against the real Cassandra', () => {
     for (const b of blocks) {
       expect(await refsOf(b.blockId)).toEqual(['v:done']);
       expect(await completer.manager.inspect(b.blockId)).toMatchObject({ status: 'committed', referenced: true });
-      expect(await store.exists(b.blockId)).toBe(true);
+      expect(await bed.store.exists(b.blockId)).toBe(true);
     }
 
     // a retried completion: the version holds them already, nothing changes and nothing fails
@@ -75,11 +48,11 @@ describe('moving block references against the real Cassandra', () => {
     for (const b of blocks) expect(await refsOf(b.blockId)).toEqual(['v:done']);
 
     await uploader.manager.releaseRefs(blocks, 'v:done');
-    for (const b of blocks) expect(await store.exists(b.blockId)).toBe(false);
+    for (const b of blocks) expect(await bed.store.exists(b.blockId)).toBe(false);
   });
 
   it('moves every reference a block has from the plan at once, and leaves other references alone', async () => {
-    const { manager } = storage(cassandra);
+    const { manager } = storage(bed.cassandra);
     const { blocks } = await manager.writeStream(bodyOf(pattern(16 * KiB, 43)));
     // one source block copied into two parts (UploadPartCopy), and an object sharing it
     await manager.addRefs(blocks, 'p:u:1:a');
@@ -96,13 +69,13 @@ describe('moving block references against the real Cassandra', () => {
 
     expect(await refsOf(blocks[0].blockId)).toEqual(['v:done', 'v:source']);
     await manager.releaseRefs(blocks, 'v:source');
-    expect(await store.exists(blocks[0].blockId)).toBe(true);
+    expect(await bed.store.exists(blocks[0].blockId)).toBe(true);
     await manager.releaseRefs(blocks, 'v:done');
-    expect(await store.exists(blocks[0].blockId)).toBe(false);
+    expect(await bed.store.exists(blocks[0].blockId)).toBe(false);
   });
 
   it('finishes a move whose target was added the old way: the part reference still there is released', async () => {
-    const { manager } = storage(cassandra);
+    const { manager } = storage(bed.cassandra);
     const { blocks } = await manager.writeStream(bodyOf(pattern(16 * KiB, 44)));
     await manager.addRefs(blocks, 'p:u:1:a');
     await manager.addRefs(blocks, 'v:done'); // a completion by addRefs that died before releasing
@@ -110,13 +83,13 @@ describe('moving block references against the real Cassandra', () => {
     await manager.moveRefs([{ block: blocks[0], from: 'p:u:1:a' }], 'v:done');
 
     expect(await refsOf(blocks[0].blockId)).toEqual(['v:done']);
-    expect(await store.exists(blocks[0].blockId)).toBe(true);
+    expect(await bed.store.exists(blocks[0].blockId)).toBe(true);
     await manager.releaseRefs(blocks, 'v:done');
   });
 
   it('refuses a block that is gone, and loses to nothing in between: a stale hint is retried at SERIAL', async () => {
-    const mine = storage(cassandra);
-    const gateway2 = storage(other);
+    const mine = storage(bed.cassandra);
+    const gateway2 = storage(bed.other);
     const gone = await mine.manager.writeStream(bodyOf(pattern(16 * KiB, 45)));
     await mine.manager.addRefs(gone.blocks, 'p:u:1:a');
     await mine.manager.releaseRefs(gone.blocks, 'p:u:1:a');
@@ -139,7 +112,7 @@ describe('moving block references against the real Cassandra', () => {
     expect(await mine.metrics.render()).toMatch(/ostore_block_cas_conflicts_total\{op="move-ref"[^}]*\} 1\n/);
     await mine.manager.releaseRefs(blocks, 'v:copy');
     await mine.manager.releaseRefs(blocks, 'v:done');
-    expect(await store.exists(blocks[0].blockId)).toBe(false);
+    expect(await bed.store.exists(blocks[0].blockId)).toBe(false);
   });
 
   it('never leaves a reference to deleted bytes when a move races the release of the part reference', async () => {
@@ -147,8 +120,8 @@ describe('moving block references against the real Cassandra', () => {
     // either moved (the version's reference, its bytes kept) or gone (no reference, no bytes); a
     // move refused for one block leaves the blocks it moved to the version (whose manifest the
     // completion keeps for its abort to release), as the BlockManager contract says
-    const mine = storage(cassandra);
-    const gateway2 = storage(other);
+    const mine = storage(bed.cassandra);
+    const gateway2 = storage(bed.other);
     const outcomes = { moved: 0, gone: 0, refusedCalls: 0 };
     for (let i = 0; i < 30; i++) {
       const { blocks } = await mine.manager.writeStream(bodyOf(pattern(1 + (i % 2) * 16 * KiB, 200 + i)));
@@ -167,16 +140,16 @@ describe('moving block references against the real Cassandra', () => {
         if (refs.length > 0) {
           outcomes.moved++;
           expect(refs).toEqual(['v:done']);
-          expect(await store.exists(b.blockId)).toBe(true);
+          expect(await bed.store.exists(b.blockId)).toBe(true);
         } else {
           outcomes.gone++;
-          expect(await store.exists(b.blockId)).toBe(false);
+          expect(await bed.store.exists(b.blockId)).toBe(false);
           expect(await mine.manager.inspect(b.blockId)).toBeUndefined();
         }
       }
       if (moved.status === 'fulfilled') for (const b of blocks) expect(await refsOf(b.blockId)).toEqual(['v:done']);
       await gateway2.manager.releaseRefs(blocks, 'v:done');
-      for (const b of blocks) expect(await store.exists(b.blockId)).toBe(false);
+      for (const b of blocks) expect(await bed.store.exists(b.blockId)).toBe(false);
     }
     expect(outcomes.moved + outcomes.gone).toBe(45);
     process.stdout.write(`moveRefs vs releaseRefs race (blocks): ${JSON.stringify(outcomes)}\n`);

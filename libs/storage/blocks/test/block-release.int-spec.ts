@@ -1,10 +1,4 @@
-import { promises as fs } from 'fs';
-import * as os from 'os';
-import * as path from 'path';
-import { CassandraClient } from '@ostore/shared/cassandra';
-import { SystemClock } from '@ostore/shared/clock';
-import { BlockStore, LocalFsBlockStore } from '../src';
-import { blockStorage, bodyOf, migratedKeyspace, pattern } from './support';
+import { bodyOf, pattern, referenceTestBed } from './support';
 
 const KiB = 1024;
 
@@ -13,34 +7,12 @@ const KiB = 1024;
  * compare-and-set (BlockStateRepository.releaseLastRef), the general path otherwise.
  */
 describe('releasing block references against the real Cassandra', () => {
-  let cassandra: CassandraClient;
-  let other: CassandraClient;
-  let root: string;
-  let store: BlockStore;
-
-  beforeAll(async () => {
-    cassandra = await migratedKeyspace('blockrelease');
-    other = new CassandraClient(cassandra.options);
-    await other.connect();
-    root = await fs.mkdtemp(path.join(os.tmpdir(), 'ostore-release-'));
-    store = new LocalFsBlockStore({ tier: 'standard', root });
-  });
-  afterAll(async () => {
-    await cassandra?.shutdown();
-    await other?.shutdown();
-    await fs.rm(root, { recursive: true, force: true });
-  });
+  const bed = referenceTestBed('blockrelease');
+  const { refsOf, storage } = bed;
   afterEach(() => jest.restoreAllMocks());
 
-  const refsOf = async (blockId: string) =>
-    (await cassandra.execute('SELECT ref FROM block_refs WHERE block_id = ?', [blockId])).rows
-      .map((r) => r['ref'] as string | null)
-      .filter((r): r is string => r !== null);
-  const storage = (client: CassandraClient) =>
-    blockStorage(client, [store], new SystemClock(), { blockSize: 16 * KiB });
-
   it('deletes a block whose only reference goes without a SERIAL read or a separate reference delete', async () => {
-    const { manager, repo } = storage(cassandra);
+    const { manager, repo } = storage(bed.cassandra);
     const { blocks } = await manager.writeStream(bodyOf(pattern(40 * KiB, 31)));
     await manager.addRefs(blocks, 'v:only');
     const serialReads = jest.spyOn(repo, 'read');
@@ -54,7 +26,7 @@ describe('releasing block references against the real Cassandra', () => {
     expect(refDeletes).not.toHaveBeenCalled();
     for (const b of blocks) {
       expect(await manager.inspect(b.blockId)).toBeUndefined();
-      expect(await store.exists(b.blockId)).toBe(false);
+      expect(await bed.store.exists(b.blockId)).toBe(false);
       expect(await refsOf(b.blockId)).toEqual([]);
     }
     // released again (a redelivered deletion): nothing left to do, no error
@@ -62,7 +34,7 @@ describe('releasing block references against the real Cassandra', () => {
   });
 
   it('keeps a shared block: only the released reference goes', async () => {
-    const { manager, repo } = storage(cassandra);
+    const { manager, repo } = storage(bed.cassandra);
     const { blocks } = await manager.writeStream(bodyOf(pattern(16 * KiB, 32)));
     await manager.addRefs(blocks, 'v:a');
     await manager.addRefs(blocks, 'v:b');
@@ -72,15 +44,15 @@ describe('releasing block references against the real Cassandra', () => {
 
     expect(lastRefReleases).not.toHaveBeenCalled();
     expect(await refsOf(blocks[0].blockId)).toEqual(['v:b']);
-    expect(await store.exists(blocks[0].blockId)).toBe(true);
+    expect(await bed.store.exists(blocks[0].blockId)).toBe(true);
     expect(await manager.inspect(blocks[0].blockId)).toMatchObject({ status: 'committed', referenced: true });
     await manager.releaseRefs(blocks, 'v:b');
-    expect(await store.exists(blocks[0].blockId)).toBe(false);
+    expect(await bed.store.exists(blocks[0].blockId)).toBe(false);
   });
 
   it('loses the compare-and-set to a reference added after the read, and then keeps the block', async () => {
-    const mine = storage(cassandra);
-    const gateway2 = storage(other);
+    const mine = storage(bed.cassandra);
+    const gateway2 = storage(bed.other);
     const { blocks } = await mine.manager.writeStream(bodyOf(pattern(16 * KiB, 33)));
     await mine.manager.addRefs(blocks, 'v:old');
     const seen = await mine.repo.readRefs(blocks[0].blockId, 2);
@@ -99,12 +71,12 @@ describe('releasing block references against the real Cassandra', () => {
     });
     await mine.manager.releaseRefs(blocks, 'v:old');
     expect(await refsOf(blocks[0].blockId)).toEqual(['v:copy']);
-    expect(await store.exists(blocks[0].blockId)).toBe(true);
+    expect(await bed.store.exists(blocks[0].blockId)).toBe(true);
     expect(await mine.manager.inspect(blocks[0].blockId)).toMatchObject({ status: 'committed', referenced: true });
     expect(await mine.metrics.render()).toMatch(/ostore_block_cas_conflicts_total\{op="release"[^}]*\} 1\n/);
 
     await gateway2.manager.releaseRefs(blocks, 'v:copy');
-    expect(await store.exists(blocks[0].blockId)).toBe(false);
+    expect(await bed.store.exists(blocks[0].blockId)).toBe(false);
     expect(await mine.manager.inspect(blocks[0].blockId)).toBeUndefined();
   });
 });

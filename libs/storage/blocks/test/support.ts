@@ -1,9 +1,10 @@
 import { promises as fs } from 'fs';
+import * as os from 'os';
 import * as path from 'path';
 import { Readable } from 'stream';
 import { migratedSession } from '@ostore/metastore/schema/testing';
 import { CassandraClient } from '@ostore/shared/cassandra';
-import type { Clock } from '@ostore/shared/clock';
+import { Clock, SystemClock } from '@ostore/shared/clock';
 import { JsonLogger, MetricsRegistry } from '@ostore/shared/observability';
 import {
   BlockGarbageCollector,
@@ -13,6 +14,7 @@ import {
   BlockStore,
   BlockStores,
   CassandraBlockManager,
+  LocalFsBlockStore,
   resolveBlockLifecycle,
 } from '../src';
 
@@ -35,6 +37,45 @@ export function blockStorage(
   const manager = new CassandraBlockManager(repo, registry, reclaimer, settings, clock, metrics, logger);
   const gc = new BlockGarbageCollector(repo, reclaimer, settings, clock, metrics, logger);
   return { settings, metrics, repo, reclaimer, manager, gc, stores: registry };
+}
+
+/**
+ * The bed of the block reference tests, made in `beforeAll` and removed in `afterAll`: a migrated
+ * keyspace, a second session on it (another gateway's), a filesystem block store in a temporary
+ * folder; `storage(client)` is one gateway's block storage over them (16 KiB blocks), `refsOf` a
+ * block's references as stored.
+ */
+export function referenceTestBed(label: string) {
+  const bed = {} as { cassandra: CassandraClient; other: CassandraClient; root: string; store: BlockStore };
+  beforeAll(async () => {
+    bed.cassandra = await migratedKeyspace(label);
+    bed.other = new CassandraClient(bed.cassandra.options);
+    await bed.other.connect();
+    bed.root = await fs.mkdtemp(path.join(os.tmpdir(), `ostore-${label}-`));
+    bed.store = new LocalFsBlockStore({ tier: 'standard', root: bed.root });
+  });
+  afterAll(async () => {
+    await bed.cassandra?.shutdown();
+    await bed.other?.shutdown();
+    if (bed.root) await fs.rm(bed.root, { recursive: true, force: true });
+  });
+  return {
+    get cassandra() {
+      return bed.cassandra;
+    },
+    get other() {
+      return bed.other;
+    },
+    get store() {
+      return bed.store;
+    },
+    refsOf: async (blockId: string) =>
+      (await bed.cassandra.execute('SELECT ref FROM block_refs WHERE block_id = ?', [blockId])).rows
+        .map((r) => r['ref'] as string | null)
+        .filter((r): r is string => r !== null),
+    storage: (client: CassandraClient) =>
+      blockStorage(client, [bed.store], new SystemClock(), { blockSize: 16 * 1024 }),
+  };
 }
 
 /** Deterministic pseudo-random bytes (so a failure is reproducible). */

@@ -119,21 +119,8 @@ export class BlockStateRepository {
     state: BlockState,
     ref: string,
     addedAt: Date,
-  ): Promise<{ applied: true } | { applied: false; refExisted: boolean; current?: BlockState }> {
-    const rs = await this.cassandra.batch([
-      {
-        query: `INSERT INTO block_refs (block_id, ref, added_at, status, is_alive, md5, size, tier, created_at) VALUES (?, ?, ?, 'committed', true, ?, ?, ?, ?) IF NOT EXISTS USING TTL 0`,
-        params: [state.blockId, ref, addedAt, state.md5, state.size, state.tier, state.createdAt],
-      },
-      {
-        query: `UPDATE block_refs USING TTL 0 SET version = ? WHERE block_id = ? IF version = ?`,
-        params: [state.version + 1, state.blockId, state.version],
-      },
-    ]);
-    if (rs.wasApplied()) return { applied: true };
-    const refRow = rs.rows.find((r) => r['ref'] === ref);
-    const current = rs.rows.length > 0 ? toState(state.blockId, rs.rows[0]) : undefined;
-    return { applied: false, refExisted: refRow !== undefined, current };
+  ): Promise<RefOutcome> {
+    return refOutcome(await this.cassandra.batch([committedRefInsert(state, ref, addedAt), versionBump(state)]), state, ref);
   }
 
   /**
@@ -149,24 +136,11 @@ export class BlockStateRepository {
     from: string[],
     to: string,
     addedAt: Date,
-  ): Promise<{ applied: true } | { applied: false; refExisted: boolean; current?: BlockState }> {
-    const rs = await this.cassandra.batch([
-      {
-        query: `INSERT INTO block_refs (block_id, ref, added_at, status, is_alive, md5, size, tier, created_at) VALUES (?, ?, ?, 'committed', true, ?, ?, ?, ?) IF NOT EXISTS USING TTL 0`,
-        params: [state.blockId, to, addedAt, state.md5, state.size, state.tier, state.createdAt],
-      },
-      ...from
-        .filter((ref) => ref !== to)
-        .map((ref) => ({ query: `DELETE FROM block_refs WHERE block_id = ? AND ref = ?`, params: [state.blockId, ref] })),
-      {
-        query: `UPDATE block_refs USING TTL 0 SET version = ? WHERE block_id = ? IF version = ?`,
-        params: [state.version + 1, state.blockId, state.version],
-      },
-    ]);
-    if (rs.wasApplied()) return { applied: true };
-    const refRow = rs.rows.find((r) => r['ref'] === to);
-    const current = rs.rows.length > 0 ? toState(state.blockId, rs.rows[0]) : undefined;
-    return { applied: false, refExisted: refRow !== undefined, current };
+  ): Promise<RefOutcome> {
+    const drops = from
+      .filter((ref) => ref !== to)
+      .map((ref) => ({ query: `DELETE FROM block_refs WHERE block_id = ? AND ref = ?`, params: [state.blockId, ref] }));
+    return refOutcome(await this.cassandra.batch([committedRefInsert(state, to, addedAt), ...drops, versionBump(state)]), state, to);
   }
 
   /**
@@ -323,6 +297,36 @@ export class BlockStateRepository {
       { isIdempotent: true },
     );
   }
+}
+
+type RefOutcome = { applied: true } | { applied: false; refExisted: boolean; current?: BlockState };
+
+/**
+ * The reference row `ref` with the block's whole status rewritten as 'committed' WITHOUT a TTL, in
+ * one INSERT with `USING TTL 0` — never a partial UPDATE of the TTL'd in-flight row, which would
+ * leave the untouched cells to expire under it (seed 004) — if the row is not there yet.
+ */
+function committedRefInsert(state: BlockState, ref: string, addedAt: Date) {
+  return {
+    query: `INSERT INTO block_refs (block_id, ref, added_at, status, is_alive, md5, size, tier, created_at) VALUES (?, ?, ?, 'committed', true, ?, ?, ?, ?) IF NOT EXISTS USING TTL 0`,
+    params: [state.blockId, ref, addedAt, state.md5, state.size, state.tier, state.createdAt],
+  };
+}
+
+/** The compare-and-set on the block's `version`, bumped: fails if anything changed since `state`. */
+function versionBump(state: BlockState) {
+  return {
+    query: `UPDATE block_refs USING TTL 0 SET version = ? WHERE block_id = ? IF version = ?`,
+    params: [state.version + 1, state.blockId, state.version],
+  };
+}
+
+/** What a conditional batch adding `ref` found: applied, or whether `ref` was there and the current status. */
+function refOutcome(rs: types.ResultSet, state: BlockState, ref: string): RefOutcome {
+  if (rs.wasApplied()) return { applied: true };
+  const refRow = rs.rows.find((r) => r['ref'] === ref);
+  const current = rs.rows.length > 0 ? toState(state.blockId, rs.rows[0]) : undefined;
+  return { applied: false, refExisted: refRow !== undefined, current };
 }
 
 function toState(blockId: string, row: types.Row): BlockState | undefined {
