@@ -49,10 +49,8 @@ export interface CommitSpec {
   /** A vid chosen earlier (multipart completion claims it before building the object). */
   vid?: string;
   /**
-   * The blocks' references the version takes over instead of adding its own (multipart completion:
-   * each block's part reference): one compare-and-set per block moves it (BlockManager.moveRefs).
-   * A failure then keeps the manifest, as blocks already moved are referenced from it: the
-   * completion's retry finishes the moves, its abort drops the manifest and releases them.
+   * Each block's reference the version takes over (multipart completion: its part's), moved in one
+   * compare-and-set per block; a failure keeps the manifest, for the retry or the abort.
    */
   refsFrom?: (block: BlockEntry) => string;
   /**
@@ -173,18 +171,14 @@ export class VersionStore extends VersionData {
     return metaRowOf(vid, vts, bucket.bucketId, key, meta ?? { userMeta: {} }, checksums ?? {}, metaBody);
   }
 
-  /**
-   * Steps 1-2 of the commit: manifest and references; undone (manifest dropped) if adding them
-   * fails. References taken over (`refsFrom`) are not undone: see CommitSpec.refsFrom.
-   */
+  /** Steps 1-2 of the commit: manifest and references; undone (manifest dropped) if adding them fails. */
   private async writeManifest(meta: VersionMetaRow, spec: CommitSpec): Promise<void> {
     const vid = meta.vid;
     const blocks = spec.blocks ?? [];
     await this.ms.versions.writeManifest(vid, blocks, meta);
-    const from = spec.refsFrom;
+    const from = spec.refsFrom; // moved references are not undone: see CommitSpec.refsFrom
     if (from) {
-      if (blocks.length > 0)
-        await this.blocks.moveRefs(blocks.map((b) => ({ block: blockRefOf(b), from: from(b) })), versionRef(vid));
+      await this.blocks.moveRefs(blocks.map((b) => ({ block: blockRefOf(b), from: from(b) })), versionRef(vid));
       return;
     }
     try {
