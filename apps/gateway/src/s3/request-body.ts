@@ -1,7 +1,7 @@
 import { checksumOf, isValidChecksumValue, S3Error } from '@ostore/s3/protocol';
 import type { ChecksumAlgorithm } from '@ostore/s3/core';
 import { createHash } from 'crypto';
-import { contentMd5Of, requestedChecksums } from './object-http';
+import { bodyVerifier, contentMd5Of, requestedChecksums } from './object-http';
 import { readSmallBody } from './responses';
 import type { S3Request } from './s3-request';
 
@@ -24,26 +24,19 @@ export type BodyIntegrity = 'md5' | 'all' | 'required';
  */
 export async function readVerifiedBody(req: S3Request, integrity: BodyIntegrity, maxBytes?: number): Promise<Buffer> {
   const md5 = contentMd5Of(req);
-  const requested = integrity === 'md5' ? undefined : requestedChecksums(req);
-  const expected: Partial<Record<ChecksumAlgorithm, string>> = {};
-  for (const [alg, value] of Object.entries(requested?.fromHeader ?? {}) as [ChecksumAlgorithm, string][]) {
+  const requested = integrity === 'md5' ? { algorithms: [], fromHeader: {} } : requestedChecksums(req);
+  for (const [alg, value] of Object.entries(requested.fromHeader) as [ChecksumAlgorithm, string][]) {
     if (!isValidChecksumValue(alg, value.trim()))
       throw new S3Error('InvalidRequest', `Value for x-amz-checksum-${alg.toLowerCase()} header is invalid.`);
-    expected[alg] = value.trim();
   }
   const body = await readSmallBody(req, maxBytes);
-  if (requested?.trailer) {
-    const value = req.trailers()[`x-amz-checksum-${requested.trailer.toLowerCase()}`];
-    if (value !== undefined) expected[requested.trailer] = value.trim();
-  }
-  if (md5 && !createHash('md5').update(body).digest().equals(md5)) {
-    throw new S3Error('BadDigest', 'The Content-MD5 you specified did not match what we received.');
-  }
-  for (const [alg, value] of Object.entries(expected) as [ChecksumAlgorithm, string][]) {
-    if (checksumOf(alg, body) !== value) throw new S3Error('BadDigest', `The ${alg} you specified did not match the calculated checksum.`);
-  }
-  if (integrity === 'required' && !md5 && Object.keys(expected).length === 0) {
+  const trailed = requested.trailer && req.trailers()[`x-amz-checksum-${requested.trailer.toLowerCase()}`] !== undefined;
+  if (integrity === 'required' && !md5 && Object.keys(requested.fromHeader).length === 0 && !trailed) {
     throw new S3Error('InvalidRequest', 'Missing required header for this request: Content-MD5');
   }
+  // the same comparisons, and answers, as an object body's (PutObject, UploadPart)
+  const checksums: Partial<Record<ChecksumAlgorithm, string>> = {};
+  for (const alg of requested.algorithms) checksums[alg] = checksumOf(alg, body);
+  bodyVerifier(req, body.length, md5, requested)({ md5: createHash('md5').update(body).digest(), size: body.length, checksums });
   return body;
 }
